@@ -1,0 +1,73 @@
+// Control of the simulator from harness code (the checker, the tests, `mgpu run`).
+// Student code never needs this header: the machine comes up by itself on the first
+// CUDA call, from MGPU_TOPOLOGY / MGPU_SCHEDULE / CUDA_VISIBLE_DEVICES.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mgpu/sim/machine.h"
+#include "mgpu/trace.h"
+
+namespace mgpu::sim {
+
+enum class ScheduleKind { Eager, Lazy, Shuffle };
+
+struct Schedule {
+    ScheduleKind kind = ScheduleKind::Eager;
+    std::uint64_t seed = 0;   // shuffle only
+};
+
+// "eager", "lazy", "shuffle:SEED". Throws std::invalid_argument with a readable message.
+Schedule parse_schedule(const std::string& text);
+std::string to_string(const Schedule& schedule);
+
+// Faults injected on request.
+struct Faults {
+    int malloc_fails_at = 0;          // cudaMalloc call number N (1-based, counted from reset) returns 2; 0 = never
+    int enable_gives_711_at = 0;      // the Nth cudaDeviceEnablePeerAccess returns 711 (too many peers); 0 = never
+    int lost_device = -1;             // this device answers every call with 46 (devices unavailable)
+    // Pairs listed here cannot peer even if the topology says they can ("0-1,2-3" form; both directions).
+    std::string no_peer_pairs;
+};
+
+struct Options {
+    std::string topology = "h200";    // preset name or JSON file
+    Schedule schedule;
+    Faults faults;
+    bool apply_cuda_visible_devices = true;   // read CUDA_VISIBLE_DEVICES from the environment
+};
+
+// Options from the environment: MGPU_TOPOLOGY, MGPU_SCHEDULE, MGPU_FAULTS ("malloc=N,enable711=N,lost=D,nopeer=0-1").
+Options options_from_environment();
+
+// Throws away every device, allocation, stream, event and error state and brings up a new machine.
+// Host threads keep running; their current device becomes 0. Throws TopologyError on a bad topology.
+void reset_machine(const Options& options);
+
+// The machine as the runtime sees it now (after CUDA_VISIBLE_DEVICES).
+const MachineSpec& machine();
+const Options& options();
+
+// Everything recorded since the last reset (or clear_trace).
+const mgpu::trace::Trace& trace();
+void clear_trace();
+
+// Host time on the virtual clock, in microseconds.
+double host_now_us();
+
+// Executes every queued operation (as cudaDeviceSynchronize on all devices would) without
+// recording API calls; used by harnesses between a student's function and the checks.
+void drain_all();
+
+// Bytes currently allocated with cudaMalloc on a device, and the number of live allocations.
+std::size_t device_bytes_in_use(int device);
+std::size_t live_device_allocations(int device);
+std::size_t live_streams();
+std::size_t live_events();
+std::size_t live_pinned_host_allocations();
+
+// Whether peer access from `from` to `to` is enabled now.
+bool peer_access_enabled(int from, int to);
+
+}  // namespace mgpu::sim

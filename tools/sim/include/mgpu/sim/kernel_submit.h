@@ -1,0 +1,37 @@
+// The seam between the launch path (kernel/, which knows how to run a grid of threads) and
+// the runtime core (runtime/, which knows devices, streams, time and errors).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mgpu/sim/site.h"
+#include "mgpu/sim/types.h"
+
+namespace mgpu::sim {
+
+struct KernelLaunch {
+    std::string name;                        // the kernel's name as written
+    dim3 grid{1, 1, 1};
+    dim3 block{1, 1, 1};
+    std::size_t dynamic_shared = 0;
+    cudaStream_t stream = nullptr;
+    Site site;
+    std::vector<const void*> pointer_args;   // every pointer-typed argument, checked for access at launch
+    std::function<void()> run_grid;          // runs all blocks; may throw KernelFault
+};
+
+// Raised from inside a running grid (divergent barrier, too much shared memory, ...).
+struct KernelFault {
+    cudaError_t code;
+    std::string message;
+};
+
+// Implemented by the runtime core: validates the configuration against the current device,
+// records the launch, and queues the grid on its stream. Sets the last error as a launch does;
+// returns the launch's own result (what cudaGetLastError would give right after it).
+cudaError_t submit_kernel(KernelLaunch&& launch);
+
+}  // namespace mgpu::sim

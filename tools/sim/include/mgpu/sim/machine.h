@@ -1,0 +1,88 @@
+// The description of a simulated machine: its devices, the links between them and the
+// cost model that turns operations into modelled time. Built from a preset name or a JSON
+// file (topology.cpp), then narrowed by CUDA_VISIBLE_DEVICES.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mgpu::sim {
+
+struct DeviceSpec {
+    std::string name = "NVIDIA H200";
+    std::size_t total_mem = 150109880320ull;   // bytes (cudaDeviceProp::totalGlobalMem)
+    std::size_t free_mem = 149557477376ull;    // what cudaMemGetInfo reports as free before any allocation
+    int major = 9, minor = 0;
+    int sm_count = 132;
+    int clock_khz = 1980000;                   // cudaDevAttrClockRate
+    int memory_clock_khz = 3201000;            // cudaDevAttrMemoryClockRate
+    int memory_bus_width = 6016;
+    int l2_cache_size = 62914560;
+    std::size_t shared_mem_per_block = 49152;
+    std::size_t shared_mem_per_block_optin = 232448;
+    std::size_t shared_mem_per_sm = 233472;
+    int regs_per_block = 65536;
+    int max_threads_per_block = 1024;
+    int max_threads_per_sm = 2048;
+    int max_threads_dim[3] = {1024, 1024, 64};
+    int max_grid_size[3] = {2147483647, 65535, 65535};
+    int async_engine_count = 3;
+    int pci_domain = 0, pci_bus = 0, pci_device = 6;
+    double memory_bandwidth_gbps = 2740.0;     // what a memory-bound kernel achieves (read + write bytes / s)
+    double d2d_copy_gbps = 2134.0;             // cudaMemcpy device to device, bytes copied / s
+    std::string uuid;                          // filled in when empty
+};
+
+enum class LinkType { None, PCIe, NVLink };
+
+struct LinkSpec {
+    LinkType type = LinkType::None;
+    bool can_peer = false;          // cudaDeviceCanAccessPeer answer for this ordered pair
+    double gbps = 0.0;              // one-way bandwidth of a peer copy with P2P enabled
+    int perf_rank = 0;              // cudaDevP2PAttrPerformanceRank
+    bool native_atomics = false;    // cudaDevP2PAttrNativeAtomicSupported
+};
+
+struct CostModel {
+    double h2d_pinned_gbps = 55.3, h2d_pageable_gbps = 7.1;
+    double d2h_pinned_gbps = 55.2, d2h_pageable_gbps = 11.0;
+    double staged_peer_gbps = 37.0;     // peer copy without P2P, staged through host memory
+    double launch_us = 2.2;             // host-side cost of a kernel launch
+    double kernel_min_us = 2.2;         // shortest kernel on the device (launch + tiny kernel = 4.4 us back to back)
+    double copy_latency_us = 2.0;       // fixed cost of any copy
+    double api_us = 0.5;                // host-side cost of a plain runtime call
+    double sync_us = 1.0;               // host-side cost of a synchronising call
+    double kernel_bytes_per_thread = 8.0;  // memory traffic assumed per kernel thread (read + write of a float)
+};
+
+struct MachineSpec {
+    std::string name;                       // preset name or file path
+    bool has_driver = true;                 // false: no GPU / no driver (cudaGetDeviceCount gives 35)
+    std::vector<DeviceSpec> devices;
+    std::vector<std::vector<LinkSpec>> links;   // links[a][b], a != b
+    CostModel cost;
+};
+
+struct TopologyError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// A preset name (h200, hgx-h200-8, pcie-4, islands-2x2, mixed-3, none) or a path to a JSON file.
+// Throws TopologyError with a message that names the offending field.
+MachineSpec load_machine(const std::string& name_or_path);
+
+// The preset names, in the order `topo --list` prints them.
+std::vector<std::string> preset_names();
+
+// Applies CUDA_VISIBLE_DEVICES (nullptr = unset) as the real driver does: list order, stops at
+// the first invalid entry, "" hides every device.
+MachineSpec apply_visible_devices(const MachineSpec& machine, const char* cuda_visible_devices);
+
+// What `mgpu topo` prints: the nvidia-smi topo -m style matrix and each device's key properties.
+std::string describe_machine(const MachineSpec& machine);
+
+const char* to_string(LinkType type);
+
+}  // namespace mgpu::sim

@@ -1,0 +1,72 @@
+// Simulated device memory: one reserved address range per device (mmap PROT_NONE |
+// MAP_NORESERVE, so only touched pages cost RAM), an allocation table, page-locked host
+// memory, and the guard that keeps host code out of device memory.
+//
+// Device memory is inaccessible (PROT_NONE) except while a guarded body runs: the runtime's
+// own copies run with every device open, a kernel on device d with d and the devices d has
+// peer access to. A touch outside that set ends the body early with a Violation; a touch
+// from plain host code prints which allocation was dereferenced and ends the process.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mgpu/sim/site.h"
+
+namespace mgpu::sim::mem {
+
+struct Allocation {
+    int device = -1;
+    std::uintptr_t base = 0;
+    std::size_t size = 0;
+    std::uint64_t serial = 0;     // 1, 2, ... in allocation order since reset
+    Site site;                    // where cudaMalloc was called
+};
+
+struct HostRange {
+    std::uintptr_t base = 0;
+    std::size_t size = 0;
+    bool allocated_by_runtime = false;   // cudaMallocHost / cudaHostAlloc (false: cudaHostRegister)
+    unsigned flags = 0;
+};
+
+// Drops every allocation and reserves one range per device of the given capacities.
+void reset(const std::vector<std::size_t>& capacities);
+
+// nullptr when the device has not `bytes` left. Zero bytes are the caller's business.
+void* device_alloc(int device, std::size_t bytes, Site site);
+// false when p is not the base of a live device allocation.
+bool device_free(void* p);
+
+std::optional<Allocation> find_device(const void* p);   // the allocation containing p
+int device_of(const void* p);                             // owner of the reserved range, -1 if none
+std::size_t bytes_in_use(int device);
+std::size_t live_allocations(int device);
+std::vector<Allocation> allocations();                    // every live one, by serial
+
+void* host_alloc(std::size_t bytes, unsigned flags);      // page-locked (modelled) host memory
+bool host_free(void* p);                                  // false when p was not from host_alloc
+bool host_register(void* p, std::size_t bytes, unsigned flags);   // false when it overlaps one
+bool host_unregister(void* p);                            // false when p was not registered
+std::optional<HostRange> find_host(const void* p);        // the pinned range containing p
+std::size_t live_host_allocations();
+
+struct Violation {
+    const void* address = nullptr;
+    int owner_device = -1;                                // device the address belongs to
+    std::optional<Allocation> allocation;                 // the allocation it falls in, if any
+    bool write = false;
+};
+
+// Runs body with the devices in `open_devices` (bit d = device d) accessible from this thread.
+// Returns false, with *violation filled, if body touched memory of another device (the body is
+// abandoned at that point, as a faulting kernel is).
+bool run_guarded(std::uint64_t open_devices, const std::function<void()>& body, Violation* violation);
+
+constexpr std::uint64_t kAllDevices = ~std::uint64_t{0};
+
+}  // namespace mgpu::sim::mem
