@@ -1,0 +1,195 @@
+// Measures, with CUDA events, the operations the simulator's cost model covers, on device 0.
+// The same source runs on a real GPU (real times) and on the simulator (modelled times, since
+// the simulator's cudaEventElapsedTime reports its virtual clock); `mgpu bench calibrate` runs
+// both and prints each figure side by side with the ratio.
+//
+// Output: one line per measurement, `calib NAME bytes=B ms=T`, then `calib-done`.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "peer_access.h"
+
+#define CHECK(call)                                                                           \
+    do {                                                                                      \
+        cudaError_t err_ = (call);                                                            \
+        if (err_ != cudaSuccess) {                                                            \
+            std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
+                         cudaGetErrorString(err_));                                           \
+            std::exit(1);                                                                     \
+        }                                                                                     \
+    } while (0)
+
+__global__ void scale_in_place(float* x, size_t n, float a) {
+    size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+
+__global__ void tiny_kernel(int* p) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) *p += 1;
+}
+
+namespace {
+
+constexpr int kRepeats = 5;
+
+struct Timer {
+    cudaEvent_t begin{}, end{};
+    Timer() {
+        CHECK(cudaEventCreate(&begin));
+        CHECK(cudaEventCreate(&end));
+    }
+    ~Timer() {
+        cudaEventDestroy(begin);
+        cudaEventDestroy(end);
+    }
+    // Median over kRepeats of `work` enqueued on `stream`, after one warm-up run.
+    template <class Work>
+    float median_ms(cudaStream_t stream, Work work) {
+        work();
+        CHECK(cudaStreamSynchronize(stream));
+        std::vector<float> times;
+        for (int r = 0; r < kRepeats; ++r) {
+            CHECK(cudaEventRecord(begin, stream));
+            work();
+            CHECK(cudaEventRecord(end, stream));
+            CHECK(cudaEventSynchronize(end));
+            float ms = 0;
+            CHECK(cudaEventElapsedTime(&ms, begin, end));
+            times.push_back(ms);
+        }
+        std::sort(times.begin(), times.end());
+        return times[times.size() / 2];
+    }
+};
+
+void report(const char* name, size_t bytes, float ms) {
+    std::printf("calib %s bytes=%zu ms=%.6f\n", name, bytes, ms);
+}
+
+unsigned blocks_for(size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // Sizes shrink with --small for quick runs on the simulator's host memory.
+    const bool small = argc > 1 && std::strcmp(argv[1], "--small") == 0;
+    const size_t copy_bytes = small ? (64u << 20) : (256u << 20);
+    const size_t d2d_bytes = small ? (256u << 20) : (1u << 30);
+    const size_t kernel_floats = d2d_bytes / sizeof(float);
+
+    CHECK(cudaSetDevice(0));
+    cudaStream_t stream, other;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+    Timer timer;
+
+    void* pinned = nullptr;
+    CHECK(cudaMallocHost(&pinned, copy_bytes));
+    std::vector<unsigned char> pageable(copy_bytes, 1);
+    std::memset(pinned, 1, copy_bytes);
+    void *dev_a = nullptr, *dev_b = nullptr;
+    CHECK(cudaMalloc(&dev_a, d2d_bytes));
+    CHECK(cudaMalloc(&dev_b, d2d_bytes));
+    CHECK(cudaMemset(dev_a, 1, d2d_bytes));
+    CHECK(cudaMemset(dev_b, 2, d2d_bytes));
+
+    report("h2d-pinned", copy_bytes, timer.median_ms(stream, [&] {
+        CHECK(cudaMemcpyAsync(dev_a, pinned, copy_bytes, cudaMemcpyHostToDevice, stream));
+    }));
+    report("h2d-pageable", copy_bytes, timer.median_ms(stream, [&] {
+        CHECK(cudaMemcpyAsync(dev_a, pageable.data(), copy_bytes, cudaMemcpyHostToDevice, stream));
+    }));
+    report("d2h-pinned", copy_bytes, timer.median_ms(stream, [&] {
+        CHECK(cudaMemcpyAsync(pinned, dev_a, copy_bytes, cudaMemcpyDeviceToHost, stream));
+    }));
+    report("d2h-pageable", copy_bytes, timer.median_ms(stream, [&] {
+        CHECK(cudaMemcpyAsync(pageable.data(), dev_a, copy_bytes, cudaMemcpyDeviceToHost, stream));
+    }));
+    report("d2d", d2d_bytes, timer.median_ms(stream, [&] {
+        CHECK(cudaMemcpyAsync(dev_b, dev_a, d2d_bytes, cudaMemcpyDeviceToDevice, stream));
+    }));
+    report("peer-same-device", d2d_bytes, timer.median_ms(stream, [&] {
+        CHECK(cudaMemcpyPeerAsync(dev_b, 0, dev_a, 0, d2d_bytes, stream));
+    }));
+
+    int* counter = nullptr;
+    CHECK(cudaMalloc(&counter, sizeof(int)));
+    const int launches = 1000;
+    float launch_ms = timer.median_ms(stream, [&] {
+        for (int i = 0; i < launches; ++i) tiny_kernel<<<1, 32, 0, stream>>>(counter);
+    });
+    report("launch-tiny-kernel", 0, launch_ms / launches);
+
+    float* x = static_cast<float*>(dev_a);
+    report("scale-kernel", 2 * kernel_floats * sizeof(float), timer.median_ms(stream, [&] {
+        scale_in_place<<<blocks_for(kernel_floats, 256), 256, 0, stream>>>(x, kernel_floats, 1.0001f);
+    }));
+
+    // Copy and compute on two non-blocking streams: 10 memory-bound kernels on one, 4 pinned
+    // device-to-host copies on the other. Overlap shows as a total near the longer of the two.
+    const size_t overlap_floats = kernel_floats / 4;
+    float kernels_alone = timer.median_ms(stream, [&] {
+        for (int k = 0; k < 10; ++k)
+            scale_in_place<<<blocks_for(overlap_floats, 256), 256, 0, stream>>>(x, overlap_floats, 1.0f);
+    });
+    float copies_alone = timer.median_ms(stream, [&] {
+        for (int c = 0; c < 4; ++c)
+            CHECK(cudaMemcpyAsync(pinned, dev_b, copy_bytes, cudaMemcpyDeviceToHost, stream));
+    });
+    cudaEvent_t joined;
+    CHECK(cudaEventCreateWithFlags(&joined, cudaEventDisableTiming));
+    float together = timer.median_ms(stream, [&] {
+        CHECK(cudaEventRecord(joined, stream));
+        CHECK(cudaStreamWaitEvent(other, joined, 0));
+        for (int c = 0; c < 4; ++c)
+            CHECK(cudaMemcpyAsync(pinned, dev_b, copy_bytes, cudaMemcpyDeviceToHost, other));
+        for (int k = 0; k < 10; ++k)
+            scale_in_place<<<blocks_for(overlap_floats, 256), 256, 0, stream>>>(x, overlap_floats, 1.0f);
+        CHECK(cudaEventRecord(joined, other));
+        CHECK(cudaStreamWaitEvent(stream, joined, 0));
+    });
+    report("overlap-kernels-alone", 0, kernels_alone);
+    report("overlap-copies-alone", 4 * copy_bytes, copies_alone);
+    report("overlap-together", 0, together);
+    CHECK(cudaEventDestroy(joined));
+
+    // The reference solution's hot paths, against plain runtime calls of the same size.
+    const size_t floats = d2d_bytes / sizeof(float);
+    float* src = static_cast<float*>(dev_a);
+    float* dst = static_cast<float*>(dev_b);
+    auto host_ms = [&](auto work) {
+        work();  // warm-up
+        std::vector<float> times;
+        for (int r = 0; r < kRepeats; ++r) {
+            CHECK(cudaEventRecord(timer.begin, 0));
+            work();
+            CHECK(cudaEventRecord(timer.end, 0));
+            CHECK(cudaEventSynchronize(timer.end));
+            float ms = 0;
+            CHECK(cudaEventElapsedTime(&ms, timer.begin, timer.end));
+            times.push_back(ms);
+        }
+        std::sort(times.begin(), times.end());
+        return times[times.size() / 2];
+    };
+    report("solution-copy", d2d_bytes, host_ms([&] { CHECK(copy_between_devices(dst, 0, src, 0, d2d_bytes)); }));
+    report("plain-memcpy", d2d_bytes, host_ms([&] { CHECK(cudaMemcpy(dst, src, d2d_bytes, cudaMemcpyDeviceToDevice)); }));
+    report("solution-scale", 2 * d2d_bytes, host_ms([&] { CHECK(scale_from_peer(dst, 0, src, 0, floats, 1.5f)); }));
+    const size_t chunk = floats / 16;
+    report("solution-pipeline", 2 * d2d_bytes,
+           host_ms([&] { CHECK(pipelined_scale(dst, 0, src, 0, floats, chunk, 1.5f)); }));
+
+    CHECK(cudaFree(counter));
+    CHECK(cudaFree(dev_a));
+    CHECK(cudaFree(dev_b));
+    CHECK(cudaFreeHost(pinned));
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaStreamDestroy(other));
+    std::printf("calib-done\n");
+    return 0;
+}
