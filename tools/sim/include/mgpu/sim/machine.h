@@ -1,6 +1,7 @@
 // The description of a simulated machine: its devices, the links between them and the
 // cost model that turns operations into modelled time. Built from a preset name or a JSON
-// file (topology.cpp), then narrowed by CUDA_VISIBLE_DEVICES.
+// file (src/topology/, file format in src/topology/FORMAT.md), then narrowed by
+// CUDA_VISIBLE_DEVICES.
 #pragma once
 
 #include <cstddef>
@@ -32,10 +33,16 @@ struct DeviceSpec {
     int pci_domain = 0, pci_bus = 0, pci_device = 6;
     double memory_bandwidth_gbps = 2740.0;     // what a memory-bound kernel achieves (read + write bytes / s)
     double d2d_copy_gbps = 2134.0;             // cudaMemcpy device to device, bytes copied / s
-    std::string uuid;                          // filled in when empty
+    std::string uuid;                          // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi -L
+                                               // prints it; load_machine fills it in when empty
+
+    bool operator==(const DeviceSpec&) const = default;
 };
 
 enum class LinkType { None, PCIe, NVLink };
+
+// How a PCIe path between two GPUs runs, in nvidia-smi topo -m terms (nearest first).
+enum class PciePath { PIX, PXB, PHB, NODE, SYS };
 
 struct LinkSpec {
     LinkType type = LinkType::None;
@@ -43,6 +50,10 @@ struct LinkSpec {
     double gbps = 0.0;              // one-way bandwidth of a peer copy with P2P enabled
     int perf_rank = 0;              // cudaDevP2PAttrPerformanceRank
     bool native_atomics = false;    // cudaDevP2PAttrNativeAtomicSupported
+    int nvlinks = 0;                // NVLink only: links bonded between the pair (nvidia-smi's NV<n>)
+    PciePath pcie_path = PciePath::SYS;   // PCIe only: how the path runs
+
+    bool operator==(const LinkSpec&) const = default;
 };
 
 struct CostModel {
@@ -55,13 +66,19 @@ struct CostModel {
     double api_us = 0.5;                // host-side cost of a plain runtime call
     double sync_us = 1.0;               // host-side cost of a synchronising call
     double kernel_bytes_per_thread = 8.0;  // memory traffic assumed per kernel thread (read + write of a float)
+
+    bool operator==(const CostModel&) const = default;
 };
 
 struct MachineSpec {
-    std::string name;                       // preset name or file path
+    std::string name;                       // preset name, or the "name" given in a JSON file
+    std::string description;                // one line for people (mgpu topo prints it)
+    std::string source;                     // the JSON file it came from; empty for a preset
     bool has_driver = true;                 // false: no GPU / no driver (cudaGetDeviceCount gives 35)
     std::vector<DeviceSpec> devices;
-    std::vector<std::vector<LinkSpec>> links;   // links[a][b], a != b
+    std::vector<std::vector<LinkSpec>> links;   // links[a][b], n x n; the diagonal is a default LinkSpec
+    // After CUDA_VISIBLE_DEVICES: each device's number on the whole machine (empty: not narrowed).
+    std::vector<int> physical_index;
     CostModel cost;
 };
 
@@ -80,9 +97,24 @@ std::vector<std::string> preset_names();
 // the first invalid entry, "" hides every device.
 MachineSpec apply_visible_devices(const MachineSpec& machine, const char* cuda_visible_devices);
 
+// The machine as a machine file with every property written out (`mgpu topo --json`);
+// loading that text gives an equal machine.
+std::string machine_to_json(const MachineSpec& machine);
+
 // What `mgpu topo` prints: the nvidia-smi topo -m style matrix and each device's key properties.
 std::string describe_machine(const MachineSpec& machine);
 
-const char* to_string(LinkType type);
+const char* to_string(LinkType type);   // "none", "pcie", "nvlink"
+const char* to_string(PciePath path);   // "PIX", "PXB", "PHB", "NODE", "SYS"
+
+// The nvidia-smi topo -m cell for a link: "NV18", "PHB", "SYS"... ("-" for LinkType::None).
+std::string link_label(const LinkSpec& link);
+
+// "0000:9A:00.0", as cudaDeviceGetPCIBusId writes it.
+std::string pci_bus_id(const DeviceSpec& device);
+
+// Single-device profiles a JSON file can name with {"preset": ...}: h200, a100-sxm4-80gb, l4.
+DeviceSpec device_preset(const std::string& name);   // throws TopologyError for an unknown name
+std::vector<std::string> device_preset_names();
 
 }  // namespace mgpu::sim
