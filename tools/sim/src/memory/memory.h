@@ -57,7 +57,8 @@ std::size_t live_host_allocations();
 
 struct Violation {
     const void* address = nullptr;
-    int owner_device = -1;                                // device the address belongs to
+    int owner_device = -1;                                // device the address belongs to; -1: no device's
+                                                          // (a null, wild or freed host pointer)
     std::optional<Allocation> allocation;                 // the allocation it falls in, if any
     bool write = false;
 };
@@ -65,7 +66,21 @@ struct Violation {
 // Runs body with the devices in `open_devices` (bit d = device d) accessible from this thread.
 // Returns false, with *violation filled, if body touched memory of another device (the body is
 // abandoned at that point, as a faulting kernel is).
+// Any other bad access inside body (a null or unmapped address) ends it the same way, with
+// owner_device -1, as it would end a GPU kernel. The abandoned body's stack frames are not
+// unwound: destructors between body and the faulting access do not run, and a Boost.Context
+// fiber that was running is abandoned with its stack (free such stacks yourself, or reuse
+// them from a pool). Exceptions thrown by body propagate after the guard has closed everything.
 bool run_guarded(std::uint64_t open_devices, const std::function<void()>& body, Violation* violation);
+
+// Puts the guard's SIGSEGV handler back in front when other code (a test framework's crash
+// handler) replaced it; the replaced handler keeps every fault outside device memory.
+// reset and run_guarded call it; harnesses may call it after installing their own handlers.
+void install_fault_handler();
+
+// How many times guarded bodies faulted to open device memory since reset (a sweep over
+// N bytes in address order costs about log2(N / 2 MiB) + 1).
+std::uint64_t guard_openings();
 
 constexpr std::uint64_t kAllDevices = ~std::uint64_t{0};
 
