@@ -402,6 +402,13 @@ void clear() {
 
 const Counters& counters() { return state().counters; }
 
+void reset_counters() {
+    State& s = state();
+    std::lock_guard guard(s.lock);
+    s.counters = Counters{};
+    s.device_allocations.clear();
+}
+
 std::size_t device_bytes_in_use(int device) {
     State& s = state();
     std::lock_guard guard(s.lock);

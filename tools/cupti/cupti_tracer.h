@@ -22,6 +22,7 @@ void flush();
 void clear();
 const mgpu::trace::Trace& trace();
 const Counters& counters();
+void reset_counters();   // after every device was reset: nothing is live any more
 std::size_t device_bytes_in_use(int device);
 std::size_t live_device_allocations(int device);
 double host_now_us();
