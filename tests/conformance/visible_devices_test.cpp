@@ -1,0 +1,128 @@
+// cuda-facts.md, "Errors and the last error", CUDA_VISIBLE_DEVICES row: unset gives all
+// devices; "" gives 100; a list enumerates in list order and stops at the first invalid entry.
+// Each case sets the variable before reset_machine and restores it afterwards.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "conformance_support.h"
+
+using conformance::ScopedEnvironmentVariable;
+
+namespace {
+
+constexpr const char* kVariable = "CUDA_VISIBLE_DEVICES";
+constexpr int kUnwritten = 12345;
+
+int device_count_or(int if_failed) {
+    int count = kUnwritten;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) return if_failed;
+    return count;
+}
+
+}  // namespace
+
+TEST_CASE("CUDA_VISIBLE_DEVICES unset gives all devices") {
+    ScopedEnvironmentVariable visible(kVariable, nullptr);
+    conformance::use_machine("hgx-h200-8", "eager", {}, true);
+    int count = kUnwritten;
+    CHECK(cudaGetDeviceCount(&count) == cudaSuccess);
+    CHECK(count == 8);
+    conformance::use_machine("h200", "eager", {}, true);
+    CHECK(cudaGetDeviceCount(&count) == cudaSuccess);
+    CHECK(count == 1);
+}
+
+TEST_CASE("CUDA_VISIBLE_DEVICES=\"\" gives 100 (no device)") {
+    ScopedEnvironmentVariable visible(kVariable, "");
+    for (const char* preset : {"h200", "hgx-h200-8"}) {
+        CAPTURE(preset);
+        conformance::use_machine(preset, "eager", {}, true);
+        int count = kUnwritten;
+        CHECK(cudaGetDeviceCount(&count) == cudaErrorNoDevice);
+        CHECK(cudaGetLastError() == cudaErrorNoDevice);
+    }
+}
+
+TEST_CASE("CUDA_VISIBLE_DEVICES=\"0,1\" on a one-GPU machine gives 1 device") {
+    ScopedEnvironmentVariable visible(kVariable, "0,1");
+    conformance::use_machine("h200", "eager", {}, true);
+    int count = kUnwritten;
+    CHECK(cudaGetDeviceCount(&count) == cudaSuccess);
+    CHECK(count == 1);
+}
+
+TEST_CASE("CUDA_VISIBLE_DEVICES=\"1\" on a one-GPU machine gives 100") {
+    ScopedEnvironmentVariable visible(kVariable, "1");
+    conformance::use_machine("h200", "eager", {}, true);
+    int count = kUnwritten;
+    CHECK(cudaGetDeviceCount(&count) == cudaErrorNoDevice);
+}
+
+TEST_CASE("CUDA_VISIBLE_DEVICES stops at the first invalid entry") {
+    ScopedEnvironmentVariable visible(kVariable, "2,8,3");
+    conformance::use_machine("hgx-h200-8", "eager", {}, true);
+    CHECK(device_count_or(-1) == 1);
+}
+
+TEST_CASE("CUDA_VISIBLE_DEVICES enumerates the listed devices in list order") {
+    SUBCASE("mixed machine, \"2,0\"") {
+        const auto all = mgpu::sim::load_machine("mixed-3");
+        ScopedEnvironmentVariable visible(kVariable, "2,0");
+        conformance::use_machine("mixed-3", "eager", {}, true);
+        REQUIRE(device_count_or(-1) == 2);
+        cudaDeviceProp first{}, second{};
+        REQUIRE(cudaGetDeviceProperties(&first, 0) == cudaSuccess);
+        REQUIRE(cudaGetDeviceProperties(&second, 1) == cudaSuccess);
+        CHECK(std::string(first.name) == all.devices[2].name);
+        CHECK(first.totalGlobalMem == all.devices[2].total_mem);
+        CHECK(first.major == all.devices[2].major);
+        CHECK(first.minor == all.devices[2].minor);
+        CHECK(std::string(second.name) == all.devices[0].name);
+        CHECK(second.totalGlobalMem == all.devices[0].total_mem);
+    }
+    SUBCASE("8 x H200, \"5,3,7\"") {
+        const auto all = mgpu::sim::load_machine("hgx-h200-8");
+        ScopedEnvironmentVariable visible(kVariable, "5,3,7");
+        conformance::use_machine("hgx-h200-8", "eager", {}, true);
+        REQUIRE(device_count_or(-1) == 3);
+        const int physical[] = {5, 3, 7};
+        for (int d = 0; d < 3; ++d) {
+            CAPTURE(d);
+            cudaDeviceProp p{};
+            REQUIRE(cudaGetDeviceProperties(&p, d) == cudaSuccess);
+            CHECK(p.pciBusID == all.devices[physical[d]].pci_bus);
+            CHECK(p.pciDeviceID == all.devices[physical[d]].pci_device);
+            CHECK(p.pciDomainID == all.devices[physical[d]].pci_domain);
+        }
+        // Device numbers beyond the list are gone.
+        CHECK(cudaSetDevice(3) == cudaErrorInvalidDevice);
+    }
+}
+
+TEST_CASE("CUDA_VISIBLE_DEVICES renumbers peer pairs: the links follow the physical devices") {
+    SUBCASE("\"3,1\" on two NVLink islands: the two visible devices sit in different islands") {
+        ScopedEnvironmentVariable visible(kVariable, "3,1");
+        conformance::use_machine("islands-2x2", "eager", {}, true);
+        REQUIRE(device_count_or(-1) == 2);
+        int can = kUnwritten;
+        CHECK(cudaDeviceCanAccessPeer(&can, 0, 1) == cudaSuccess);
+        CHECK(can == 0);
+        CHECK(cudaDeviceEnablePeerAccess(1, 0) == cudaErrorPeerAccessUnsupported);
+    }
+    SUBCASE("\"3,2\" on two NVLink islands: both visible devices sit in one island") {
+        ScopedEnvironmentVariable visible(kVariable, "3,2");
+        conformance::use_machine("islands-2x2", "eager", {}, true);
+        REQUIRE(device_count_or(-1) == 2);
+        int can = kUnwritten;
+        CHECK(cudaDeviceCanAccessPeer(&can, 0, 1) == cudaSuccess);
+        CHECK(can == 1);
+        CHECK(cudaDeviceEnablePeerAccess(1, 0) == cudaSuccess);
+    }
+}
+
+TEST_CASE("CUDA_VISIBLE_DEVICES is ignored when the harness asks for the whole machine") {
+    ScopedEnvironmentVariable visible(kVariable, "0");
+    conformance::use_machine("hgx-h200-8", "eager", {}, /*apply_visible_devices=*/false);
+    CHECK(device_count_or(-1) == 8);
+}
