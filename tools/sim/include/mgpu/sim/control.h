@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "mgpu/sim/machine.h"
@@ -40,6 +41,13 @@ struct Options {
 
 // Options from the environment: MGPU_TOPOLOGY, MGPU_SCHEDULE, MGPU_FAULTS ("malloc=N,enable711=N,lost=D,nopeer=0-1").
 Options options_from_environment();
+
+// Raised by reset_machine when the machine at hand cannot host the scenario (the real-GPU
+// backend with fewer GPUs or peer pairs than the topology needs, or a simulator-only feature
+// such as a schedule or an injected fault). The checker reports the scenario as skipped.
+struct ScenarioUnavailable : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 // Throws away every device, allocation, stream, event and error state and brings up a new machine.
 // Host threads keep running; their current device becomes 0. Throws TopologyError on a bad topology.

@@ -14,6 +14,7 @@ namespace mgpu::sim {
 
 struct KernelLaunch {
     std::string name;                        // the kernel's name as written
+    const void* function = nullptr;          // the kernel's address: what cudaFuncSetAttribute names it by
     dim3 grid{1, 1, 1};
     dim3 block{1, 1, 1};
     std::size_t dynamic_shared = 0;

@@ -1,0 +1,53 @@
+// The suite-facing half of the harness: findings, scenarios, skips and the run's settings.
+#include <doctest/doctest.h>
+
+#include "mgpu/check/harness.h"
+#include "result_channel.h"
+
+namespace mgpu::check {
+
+namespace {
+
+std::string describe(const Finding& finding) {
+    std::string text = finding.check + ": expected " + finding.expected + ", observed " + finding.observed;
+    if (!finding.file.empty()) text += " (call at " + finding.file + ":" + std::to_string(finding.line) + ")";
+    const std::string& scenario = detail::current_case().scenario;
+    if (!scenario.empty()) text += " [" + scenario + "]";
+    return text;
+}
+
+}  // namespace
+
+void fail(const Finding& finding) {
+    detail::current_case().pending_finding = finding;
+    DOCTEST_FAIL_CHECK(describe(finding));
+    detail::current_case().pending_finding.reset();
+}
+
+void fail_and_stop(const Finding& finding) {
+    detail::current_case().pending_finding = finding;
+    DOCTEST_FAIL(describe(finding));
+    // DOCTEST_FAIL throws; this point is reached only if doctest was told not to throw.
+    throw std::runtime_error("case stopped after a failed check");
+}
+
+void set_scenario(const std::string& description) { detail::current_case().scenario = description; }
+
+void step(const std::string& what) { detail::send(nlohmann::json{{"event", "step"}, {"text", what}}); }
+
+void skip(const std::string& reason) { detail::current_case().skip_reason = reason; }
+
+bool skipped() { return detail::current_case().skip_reason.has_value(); }
+
+std::uint64_t run_seed() { return detail::settings().seed; }
+
+const std::string& requested_topology() { return detail::settings().topology; }
+
+bool skip_unless_topology(const std::string& topology) {
+    const std::string& wanted = requested_topology();
+    if (wanted.empty() || wanted == topology) return false;
+    skip("this run is restricted to the " + wanted + " machine; the case needs " + topology);
+    return true;
+}
+
+}  // namespace mgpu::check

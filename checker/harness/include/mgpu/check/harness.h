@@ -1,0 +1,52 @@
+// What a lesson's doctest suite uses to talk to the judge. The checker binary of a lesson is
+// its suite plus the student's file plus this harness, which owns main: it reads the run's
+// nonce, runs the one test case the judge asked for, and writes every finding and the verdict
+// to the judge's result channel. Run by hand (no judge options) it behaves as a plain doctest
+// program with the console reporter.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace mgpu::check {
+
+// One failed expectation, as the judge shows it to the student.
+struct Finding {
+    std::string check;      // what was checked, in plain words ("device 1 may not reach device 0")
+    std::string expected;
+    std::string observed;
+    std::string file;       // the student's call that went wrong, when the trace knows it
+    int line = 0;
+};
+
+// Records the finding and fails the current test case; the case goes on.
+void fail(const Finding& finding);
+
+// Records the finding and ends the current test case at once (later checks would only repeat it).
+[[noreturn]] void fail_and_stop(const Finding& finding);
+
+// Describes the scenario the case runs in ("hgx-h200-8, shuffle:7, 1000003 floats"); the judge
+// shows it beside every finding of the case.
+void set_scenario(const std::string& description);
+
+// Names what the case is doing now, typically the student's function it is about to call. When
+// the case crashes or hangs, the judge tells the student the last step it reached.
+void step(const std::string& what);
+
+// Marks the current case as skipped (for instance: the machine has too few GPUs). The case must
+// return right after; a skipped case is never counted as passed or failed.
+void skip(const std::string& reason);
+bool skipped();
+
+// The seed for this run's random inputs: chosen by the judge and printed with the results, so a
+// failing run can be repeated. Fixed when the binary is run by hand without --mgpu-seed.
+std::uint64_t run_seed();
+
+// The machine the judge asked to restrict the run to ("" = every scenario runs). A case whose
+// machine differs skips itself (see skip_unless_topology).
+const std::string& requested_topology();
+
+// Skips the case when the judge restricted the run to another machine; returns true if skipped.
+bool skip_unless_topology(const std::string& topology);
+
+}  // namespace mgpu::check

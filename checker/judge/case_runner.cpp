@@ -1,0 +1,312 @@
+#include "case_runner.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "process_runner.h"
+
+namespace mgpu::judge {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kTailLines = 40;
+
+std::string escape_filter(const std::string& name) {
+    std::string escaped;
+    for (char c : name) {
+        if (c == ',' || c == '\\') escaped += '\\';
+        escaped += c;
+    }
+    return escaped;
+}
+
+std::string last_lines(const std::string& text, std::size_t count) {
+    std::size_t position = text.size();
+    while (position > 0 && (text[position - 1] == '\n')) --position;
+    std::size_t lines = 0;
+    std::size_t start = position;
+    while (start > 0) {
+        if (text[start - 1] == '\n' && ++lines == count) break;
+        --start;
+    }
+    return text.substr(start, position - start);
+}
+
+std::string human_bytes(std::size_t bytes) {
+    char text[32];
+    if (bytes >= (std::size_t{1} << 30)) {
+        std::snprintf(text, sizeof text, "%.0f GiB", static_cast<double>(bytes) / (1u << 30));
+    } else {
+        std::snprintf(text, sizeof text, "%.0f MiB", static_cast<double>(bytes) / (1u << 20));
+    }
+    return text;
+}
+
+struct RawRun {
+    ProcessOutcome outcome;
+    CaseRecords records;
+    std::string nonce;
+};
+
+// One run of the binary with a fresh nonce and result file.
+RawRun run_binary(const std::string& binary, const std::vector<std::string>& doctest_args,
+                  const CaseRunSettings& settings) {
+    RawRun run;
+    run.nonce = new_nonce();
+    std::string result_path = settings.scratch_dir + "/result-XXXXXX";
+    int result_fd = ::mkostemp(result_path.data(), O_CLOEXEC);
+    if (result_fd < 0) {
+        run.outcome.start_error = "cannot create a result file in " + settings.scratch_dir + ": " + std::strerror(errno);
+        return run;
+    }
+    ::unlink(result_path.c_str());   // only the descriptor is needed; nothing is left behind
+    int nonce_pipe[2];
+    if (::pipe2(nonce_pipe, O_CLOEXEC) != 0) {
+        ::close(result_fd);
+        run.outcome.start_error = std::string("pipe: ") + std::strerror(errno);
+        return run;
+    }
+    std::string nonce_line = run.nonce + "\n";
+    [[maybe_unused]] auto written = ::write(nonce_pipe[1], nonce_line.data(), nonce_line.size());
+    ::close(nonce_pipe[1]);
+
+    ProcessSpec spec;
+    SandboxView view;
+    view.readable_paths = {binary};
+    spec.argv = settings.sandbox ? settings.sandbox->prefix(view) : std::vector<std::string>{};
+    spec.argv.push_back(binary);
+    spec.argv.push_back("--mgpu-result-fd=3");
+    spec.argv.push_back("--mgpu-nonce-fd=4");
+    spec.argv.push_back("--mgpu-seed=" + std::to_string(settings.seed));
+    if (!settings.topology.empty()) spec.argv.push_back("--mgpu-topology=" + settings.topology);
+    spec.argv.insert(spec.argv.end(), doctest_args.begin(), doctest_args.end());
+    // A clean environment: nothing of the caller's (CUDA_VISIBLE_DEVICES, MGPU_TOPOLOGY, ...) leaks in.
+    spec.environment = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"};
+    spec.extra_fds = {{3, result_fd}, {4, nonce_pipe[0]}};
+    spec.limits.wall_seconds = settings.timeout_s;
+    spec.limits.memory_bytes = settings.memory_limit_bytes;
+    spec.limits.output_bytes = settings.output_limit_bytes;
+    spec.limits.kept_output_bytes = std::size_t{16} << 10;
+    run.outcome = run_process(spec);
+    ::close(nonce_pipe[0]);
+
+    std::string records;
+    char buffer[65536];
+    ::lseek(result_fd, 0, SEEK_SET);
+    for (;;) {
+        ssize_t got = ::read(result_fd, buffer, sizeof buffer);
+        if (got <= 0) break;
+        records.append(buffer, static_cast<std::size_t>(got));
+        if (records.size() > (std::size_t{64} << 20)) break;
+    }
+    ::close(result_fd);
+    run.records = read_records(records, run.nonce);
+    if (settings.sandbox && settings.sandbox->reports_signals_as_exit_codes() && run.outcome.exited &&
+        run.outcome.exit_code > 128 && run.outcome.exit_code < 160) {
+        run.outcome.exited = false;
+        run.outcome.signal = run.outcome.exit_code - 128;
+    }
+    return run;
+}
+
+// Why a run has no trusted verdict, in one sentence.
+std::string explain_missing_verdict(const RawRun& run) {
+    const ProcessOutcome& outcome = run.outcome;
+    if (!outcome.started) return "the checker could not be started: " + outcome.start_error;
+    if (!outcome.exited) return "crashed: " + describe_signal(outcome.signal);
+    if (!run.records.started) {
+        return "no verdict: the program ended (exit status " + std::to_string(outcome.exit_code) +
+               ") before the check started, so nothing it printed can be trusted";
+    }
+    if (!run.records.ended) {
+        return "no verdict: the program ended (exit status " + std::to_string(outcome.exit_code) +
+               ") in the middle of the check, for instance by calling exit() from the code under test";
+    }
+    return "no verdict: the program did not finish normally after the check (exit status " +
+           std::to_string(outcome.exit_code) + ")";
+}
+
+CaseResult judge_case(const std::string& name, const RawRun& run, const CaseRunSettings& settings) {
+    CaseResult result;
+    result.name = name;
+    result.seconds = run.outcome.seconds;
+    result.findings = run.records.findings;
+    result.scenario = run.records.scenario;
+    const ProcessOutcome& outcome = run.outcome;
+    const CaseRecords& records = run.records;
+
+    if (outcome.timed_out) {
+        result.status = CaseStatus::TimedOut;
+        result.reason = "timed out after " + std::to_string(static_cast<int>(settings.timeout_s)) +
+                        " s (possible infinite loop or deadlock)";
+    } else if (outcome.memory_exceeded) {
+        result.status = CaseStatus::MemoryExceeded;
+        result.reason = "stopped: used more than " + human_bytes(settings.memory_limit_bytes) +
+                        " of host memory (the limit for one check)";
+    } else if (outcome.output_exceeded) {
+        result.status = CaseStatus::OutputExceeded;
+        result.reason = "stopped: printed more than " + human_bytes(settings.output_limit_bytes) +
+                        " of output (the limit for one check)";
+    } else if (outcome.started && outcome.exited && records.started && records.ended && records.exit_record &&
+               records.started_name == name) {
+        if (records.skipped) {
+            result.status = CaseStatus::Skipped;
+            result.reason = records.skip_reason.empty() ? "skipped" : records.skip_reason;
+        } else if (records.passed) {
+            result.status = CaseStatus::Passed;
+        } else {
+            result.status = CaseStatus::Failed;
+            for (const auto& text : records.exceptions) {
+                result.findings.push_back(CheckFinding{"the code under test did not throw",
+                                                       "no exception", "exception: " + text, "", 0, result.scenario});
+            }
+            if (result.findings.empty()) result.reason = "the check failed without saying why";
+        }
+    } else if (records.started && records.started_name != name && !records.started_name.empty()) {
+        result.status = CaseStatus::Crashed;
+        result.reason = "internal: asked for \"" + name + "\" but \"" + records.started_name + "\" ran";
+    } else {
+        result.status = CaseStatus::Crashed;
+        result.reason = explain_missing_verdict(run);
+    }
+    if (result.status != CaseStatus::Passed && result.status != CaseStatus::Skipped) {
+        result.output_tail = last_lines(outcome.output, kTailLines);
+    }
+    if (result.status != CaseStatus::Passed && result.status != CaseStatus::Skipped &&
+        result.status != CaseStatus::Failed && !records.last_step.empty()) {
+        result.reason += ", during " + records.last_step;
+    }
+    return result;
+}
+
+}  // namespace
+
+std::string new_nonce() {
+    unsigned char bytes[16] = {};
+    int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    bool filled = fd >= 0 && ::read(fd, bytes, sizeof bytes) == static_cast<ssize_t>(sizeof bytes);
+    if (fd >= 0) ::close(fd);
+    if (!filled) {
+        // No /dev/urandom: mix the clock and addresses; still unknown to the child in advance.
+        auto mix = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                   reinterpret_cast<std::uintptr_t>(&fd);
+        for (auto& byte : bytes) {
+            mix = mix * 6364136223846793005ULL + 1442695040888963407ULL;
+            byte = static_cast<unsigned char>(mix >> 56);
+        }
+    }
+    std::string hex;
+    char digits[3];
+    for (unsigned char byte : bytes) {
+        std::snprintf(digits, sizeof digits, "%02x", byte);
+        hex += digits;
+    }
+    return hex;
+}
+
+CaseRecords read_records(const std::string& text, const std::string& nonce) {
+    CaseRecords records;
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.empty() || line[0] != '{') continue;
+        json record = json::parse(line, nullptr, false);
+        if (record.is_discarded() || !record.is_object()) continue;
+        if (!record.contains("nonce") || !record["nonce"].is_string() || record["nonce"] != nonce) continue;
+        const std::string event = record.value("event", "");
+        if (event == "case") {
+            records.listed.push_back(record.value("name", ""));
+        } else if (event == "list-end") {
+            records.list_complete = record.value("count", -1) == static_cast<int>(records.listed.size());
+        } else if (event == "case-start") {
+            records.started = true;
+            records.started_name = record.value("name", "");
+        } else if (event == "case-end") {
+            records.ended = true;
+            records.passed = record.value("passed", false);
+            records.skipped = record.value("skipped", false);
+            records.skip_reason = record.value("skip_reason", "");
+            records.scenario = record.value("scenario", "");
+        } else if (event == "finding") {
+            CheckFinding finding;
+            finding.check = record.value("check", "");
+            finding.expected = record.value("expected", "");
+            finding.observed = record.value("observed", "");
+            finding.file = record.value("file", "");
+            finding.line = record.value("line", 0);
+            finding.scenario = record.value("scenario", "");
+            records.findings.push_back(finding);
+        } else if (event == "step") {
+            records.last_step = record.value("text", "");
+        } else if (event == "exception") {
+            records.exceptions.push_back(record.value("text", ""));
+        } else if (event == "exit") {
+            records.exit_record = true;
+        }
+    }
+    return records;
+}
+
+CaseListing list_cases(const std::string& binary, const CaseRunSettings& settings) {
+    CaseListing listing;
+    CaseRunSettings list_settings = settings;
+    list_settings.timeout_s = std::max(30.0, settings.timeout_s);
+    RawRun run = run_binary(binary, {"--list-test-cases"}, list_settings);
+    if (!run.outcome.started) {
+        listing.problem = "the checker could not be started: " + run.outcome.start_error;
+        return listing;
+    }
+    if (!run.records.list_complete || !run.records.exit_record || !run.outcome.exited || run.outcome.exit_code != 0) {
+        std::string why = run.outcome.timed_out ? std::string("it did not finish in time")
+                          : !run.outcome.exited ? "it " + describe_signal(run.outcome.signal)
+                                                : "it ended with status " + std::to_string(run.outcome.exit_code) +
+                                                      " without listing its checks";
+        listing.problem = "The checker program stopped before any check could run (" + why +
+                          "). Something in the submission runs when the program starts.\n" +
+                          last_lines(run.outcome.output, kTailLines);
+        return listing;
+    }
+    std::set<std::string> seen;
+    for (const auto& name : run.records.listed) {
+        if (name.empty() || !seen.insert(name).second) {
+            listing.problem = "internal: the checker lists an empty or repeated test case name \"" + name + "\"";
+            return listing;
+        }
+    }
+    listing.ok = true;
+    listing.names = run.records.listed;
+    return listing;
+}
+
+std::vector<CaseResult> run_cases(const std::string& binary, const std::vector<std::string>& names,
+                                  const CaseRunSettings& settings) {
+    std::vector<CaseResult> results(names.size());
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t index = next.fetch_add(1); index < names.size(); index = next.fetch_add(1)) {
+            RawRun run = run_binary(binary, {"--test-case=" + escape_filter(names[index]), "--case-sensitive"}, settings);
+            results[index] = judge_case(names[index], run, settings);
+        }
+    };
+    const int jobs = std::max(1, std::min<int>(settings.jobs, static_cast<int>(names.size())));
+    std::vector<std::thread> threads;
+    for (int i = 1; i < jobs; ++i) threads.emplace_back(worker);
+    worker();
+    for (auto& thread : threads) thread.join();
+    return results;
+}
+
+}  // namespace mgpu::judge

@@ -1,0 +1,60 @@
+// Runs a checker binary: once to list its test cases, then once per test case, each in its own
+// sandboxed process with its own nonce. A case's verdict is believed only from the records the
+// harness wrote with that nonce, after the case ended, followed by the harness's own exit record;
+// anything else (a crash, an exit from the student's code, printed fake summaries) leaves that
+// one case without a verdict.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "grading.h"
+#include "sandbox.h"
+
+namespace mgpu::judge {
+
+struct CaseRunSettings {
+    const Sandbox* sandbox = nullptr;
+    double timeout_s = 20.0;
+    std::size_t memory_limit_bytes = std::size_t{4} << 30;
+    std::size_t output_limit_bytes = std::size_t{8} << 20;
+    std::uint64_t seed = 1;
+    std::string topology;
+    int jobs = 1;
+    std::string scratch_dir;      // where result files are written (outside the sandbox)
+};
+
+struct CaseListing {
+    bool ok = false;
+    std::vector<std::string> names;
+    std::string problem;          // why no trusted list came back
+};
+
+CaseListing list_cases(const std::string& binary, const CaseRunSettings& settings);
+
+// Results in the order of `names`; criterion, points and score are left for scoring.
+std::vector<CaseResult> run_cases(const std::string& binary, const std::vector<std::string>& names,
+                                  const CaseRunSettings& settings);
+
+// Reads the records of one run: only lines that parse and carry `nonce`. Exposed for the tests.
+struct CaseRecords {
+    bool started = false;
+    bool ended = false;
+    bool exit_record = false;
+    bool passed = false;
+    bool skipped = false;
+    std::string skip_reason;
+    std::string started_name;
+    std::string scenario;
+    std::string last_step;        // what the case was doing last (its last "step" record)
+    std::vector<CheckFinding> findings;
+    std::vector<std::string> exceptions;
+    std::vector<std::string> listed;
+    bool list_complete = false;
+};
+CaseRecords read_records(const std::string& text, const std::string& nonce);
+
+std::string new_nonce();
+
+}  // namespace mgpu::judge

@@ -1,0 +1,40 @@
+// The judge's entry point, called by the command line for `tools/mgpu grade DIR` and
+// `tools/mgpu check [N]` (which grades the exercises/ folder). The judge builds each lesson's
+// checker binary from the submission, runs every test case in its own sandboxed process and
+// reports points per criterion. Exit codes (checker/README.md): 0 every check passed, 1 some
+// checks failed, 3 the submission could not be built, 4 the kit itself failed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace mgpu::judge {
+
+struct GradeRequest {
+    std::string kit_root;            // the kit's source folder (holds checker/, exercises/, lessons/)
+    std::string submission_dir;      // holds NN-name/<file>, as exercises/ does (or is itself one lesson's folder)
+    int lesson = 0;                  // 0 = every lesson the submission has a folder for
+    std::string json_out;            // Gradescope results.json ("" = none)
+    std::string junit_out;           // JUnit XML ("" = none)
+    std::string topology;            // run only the scenarios on this machine ("" = all)
+    std::string backend = "sim";     // "sim"; "cuda" is refused until the real-GPU checker exists
+    bool quiet = false;              // print only the totals line(s)
+
+    int jobs = 0;                              // test cases run at once; 0 = number of cores
+    double case_timeout_s = 20.0;              // wall clock per test case
+    std::size_t memory_limit_bytes = std::size_t{4} << 30;   // resident memory per test case
+    std::size_t output_limit_bytes = std::size_t{8} << 20;   // output per test case
+    std::uint64_t seed = 0;                    // seed for random inputs; 0 = a new one, printed
+    std::string cache_dir;                     // "" = checker-cache in the build directory
+    std::string lessons_dir;                   // "" = <kit_root>/checker/lessons
+    std::string lessons_build_dir;             // "" = <build>/checker/lessons
+    bool sandbox = true;                       // false: process groups only (no namespaces)
+    bool color = false;                        // terminal colours
+};
+
+// Grades, prints the terminal report (unless quiet), writes the requested files and returns the
+// exit code. Never throws.
+int run_grade_command(const GradeRequest& request);
+
+}  // namespace mgpu::judge

@@ -1,0 +1,263 @@
+// The order of grading: find the lessons and the submission's files, build each lesson's checker
+// binary, list and run its test cases, score them against the rubric.
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "case_runner.h"
+#include "checker_build_config.h"
+#include "grading.h"
+#include "submission_build.h"
+
+namespace mgpu::judge {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string join_display(const std::string& dir, const std::string& name) {
+    if (dir.empty() || dir == ".") return name;
+    return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+// The submission folder as messages name it: relative to the current folder when inside it.
+std::string display_root(const std::string& submission_dir) {
+    std::error_code error;
+    const fs::path here = fs::current_path(error);
+    const fs::path dir = fs::absolute(submission_dir, error).lexically_normal();
+    if (error) return submission_dir;
+    const fs::path relative = dir.lexically_relative(here);
+    if (relative.empty() || *relative.begin() == "..") return submission_dir;
+    return relative.string();
+}
+
+struct Located {
+    std::vector<SubmissionFile> files;
+    std::vector<std::string> missing;
+};
+
+// DIR/<lesson>/<file>, as in exercises/; or DIR/<file> when DIR is that lesson's folder itself.
+Located locate_files(const Lesson& lesson, const GradeRequest& request, bool lesson_named) {
+    Located located;
+    const fs::path dir(request.submission_dir);
+    const std::string shown = display_root(request.submission_dir);
+    const bool dir_is_lesson = dir.filename() == lesson.id || (dir.filename().empty() && dir.parent_path().filename() == lesson.id);
+    for (const auto& name : lesson.student_files) {
+        std::error_code error;
+        const fs::path nested = dir / lesson.id / name;
+        const fs::path flat = dir / name;
+        if (fs::is_regular_file(nested, error)) {
+            located.files.push_back({name, nested.string(), join_display(join_display(shown, lesson.id), name)});
+        } else if ((dir_is_lesson || lesson_named) && fs::is_regular_file(flat, error)) {
+            located.files.push_back({name, flat.string(), join_display(shown, name)});
+        } else {
+            located.missing.push_back(join_display(join_display(shown, lesson.id), name));
+        }
+    }
+    return located;
+}
+
+bool submission_has(const Lesson& lesson, const GradeRequest& request) {
+    std::error_code error;
+    if (fs::is_directory(fs::path(request.submission_dir) / lesson.id, error)) return true;
+    for (const auto& name : lesson.student_files) {
+        if (fs::is_regular_file(fs::path(request.submission_dir) / name, error)) return true;
+    }
+    return false;
+}
+
+std::vector<std::string> cached_listing(const std::string& cache_entry) {
+    std::ifstream file(fs::path(cache_entry) / "cases.json");
+    if (!file) return {};
+    auto document = nlohmann::json::parse(file, nullptr, false);
+    if (document.is_discarded() || !document.is_array()) return {};
+    std::vector<std::string> names;
+    for (const auto& name : document) {
+        if (name.is_string()) names.push_back(name.get<std::string>());
+    }
+    return names;
+}
+
+void store_listing(const std::string& cache_entry, const std::vector<std::string>& names) {
+    const fs::path path = fs::path(cache_entry) / "cases.json";
+    const fs::path temporary = fs::path(cache_entry) / ("cases.json." + std::to_string(::getpid()));
+    {
+        std::ofstream file(temporary);
+        file << nlohmann::json(names).dump(1);
+    }
+    std::error_code error;
+    fs::rename(temporary, path, error);
+}
+
+void grade_lesson(const Lesson& lesson, const GradeRequest& request, bool lesson_named, const CaseRunSettings& run,
+                  const BuildSettings& build_settings, LessonResult* result) {
+    result->number = lesson.number;
+    result->id = lesson.id;
+    result->title = lesson.title;
+    result->lesson_text = lesson.rubric.lesson_text;
+    for (const auto& name : lesson.student_files) result->submission_files.push_back(name);
+
+    Located located = locate_files(lesson, request, lesson_named);
+    if (!located.missing.empty()) {
+        result->outcome = LessonOutcome::NotBuilt;
+        result->problem_kind = "missing file";
+        for (const auto& path : located.missing) {
+            result->problem += (result->problem.empty() ? "" : "\n") + path +
+                               " was not found. Hand in the file under this name, in the same folders as exercises/.";
+        }
+        return;
+    }
+    result->submission_files.clear();
+    for (const auto& file : located.files) result->submission_files.push_back(file.display);
+
+    const LessonBuild build = load_lesson_build(lesson.build_manifest);
+    BuiltChecker built = build_checker(lesson, build, located.files, build_settings);
+    if (!built.ok) {
+        result->outcome = LessonOutcome::NotBuilt;
+        result->problem_kind = built.problem_kind;
+        result->problem = built.problem;
+        return;
+    }
+    result->build_cached = built.from_cache;
+
+    std::vector<std::string> names = cached_listing(built.cache_entry);
+    if (names.empty()) {
+        CaseListing listing = list_cases(built.binary, run);
+        if (!listing.ok) {
+            if (listing.problem.rfind("internal:", 0) == 0) throw KitError(listing.problem);
+            result->outcome = LessonOutcome::NotBuilt;
+            result->problem_kind = "does not start";
+            result->problem = listing.problem;
+            return;
+        }
+        names = listing.names;
+        store_listing(built.cache_entry, names);
+    }
+    for (const auto& name : names) {
+        if (lesson.rubric.find(criterion_of(name)) == nullptr) {
+            throw KitError("test case \"" + name + "\" of lesson " + lesson.id +
+                           " does not start with a criterion of its rubric.json followed by \": \"");
+        }
+    }
+    for (const auto& criterion : lesson.rubric.criteria) {
+        bool any = false;
+        for (const auto& name : names) any = any || criterion_of(name) == criterion.name;
+        if (!any) throw KitError("criterion \"" + criterion.name + "\" of lesson " + lesson.id + " has no test case");
+    }
+
+    result->cases = run_cases(built.binary, names, run);
+    for (auto& test : result->cases) {
+        test.criterion = criterion_of(test.name);
+        if (test.reason.rfind("internal:", 0) == 0) throw KitError(test.reason);
+    }
+}
+
+std::uint64_t fresh_seed() {
+    std::string nonce = new_nonce();
+    std::uint64_t seed = std::stoull(nonce.substr(0, 12), nullptr, 16) % 1000000000ULL;
+    return seed == 0 ? 1 : seed;
+}
+
+}  // namespace
+
+GradeReport grade_submission(const GradeRequest& request) {
+    const auto start = std::chrono::steady_clock::now();
+    GradeReport report;
+    report.backend = request.backend;
+    report.seed = request.seed != 0 ? request.seed : fresh_seed();
+    auto finish = [&] {
+        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return report;
+    };
+    if (request.backend != "sim") {
+        report.kit_fault = "the '" + request.backend +
+                           "' backend is not available in this checker: only the simulated machine ('sim') grades "
+                           "submissions so far. Run again without --backend, or with --backend sim.";
+        return finish();
+    }
+
+    std::vector<Lesson> lessons;
+    LessonPaths paths;
+    try {
+        paths.kit_root = fs::absolute(request.kit_root.empty() ? MGPU_CHECKER_SOURCE_ROOT : request.kit_root).string();
+        paths.lessons_dir = request.lessons_dir.empty() ? (fs::path(paths.kit_root) / "checker" / "lessons").string()
+                                                         : fs::absolute(request.lessons_dir).string();
+        paths.lessons_build_dir = request.lessons_build_dir.empty()
+                                      ? (fs::path(MGPU_CHECKER_BUILD_ROOT) / "checker" / "lessons").string()
+                                      : fs::absolute(request.lessons_build_dir).string();
+        lessons = load_lessons(paths);
+    } catch (const std::exception& error) {
+        report.kit_fault = error.what();
+        return finish();
+    }
+
+    std::vector<const Lesson*> chosen;
+    if (request.lesson != 0) {
+        for (const auto& lesson : lessons) {
+            if (lesson.number == request.lesson) chosen.push_back(&lesson);
+        }
+        if (chosen.empty()) {
+            std::string known;
+            for (const auto& lesson : lessons) known += (known.empty() ? "" : ", ") + std::to_string(lesson.number);
+            report.kit_fault = "there is no checker for lesson " + std::to_string(request.lesson) +
+                               " (lessons with a checker: " + known + ")";
+            return finish();
+        }
+    } else {
+        for (const auto& lesson : lessons) {
+            if (submission_has(lesson, request)) chosen.push_back(&lesson);
+        }
+        if (chosen.empty()) {
+            for (const auto& lesson : lessons) chosen.push_back(&lesson);   // each will say what is missing
+        }
+    }
+
+    const Sandbox& sandbox = available_sandbox(request.sandbox);
+    report.sandbox = sandbox.describe();
+    CaseRunSettings run;
+    run.sandbox = &sandbox;
+    run.timeout_s = request.case_timeout_s;
+    run.memory_limit_bytes = request.memory_limit_bytes;
+    run.output_limit_bytes = request.output_limit_bytes;
+    run.seed = report.seed;
+    run.topology = request.topology;
+    run.jobs = request.jobs > 0 ? request.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+    BuildSettings build_settings;
+    build_settings.sandbox = &sandbox;
+    build_settings.cache_dir = request.cache_dir.empty()
+                                   ? (fs::path(MGPU_CHECKER_BUILD_ROOT) / "checker-cache").string()
+                                   : fs::absolute(request.cache_dir).string();
+    for (const auto& dir : {paths.lessons_dir, paths.lessons_build_dir}) {
+        std::error_code error;
+        if (fs::is_directory(dir, error)) build_settings.hidden_dirs.push_back(dir);
+    }
+
+    for (const Lesson* lesson : chosen) {
+        LessonResult result;
+        const auto lesson_start = std::chrono::steady_clock::now();
+        try {
+            run.scratch_dir = build_settings.cache_dir;
+            std::error_code error;
+            fs::create_directories(run.scratch_dir, error);
+            grade_lesson(*lesson, request, request.lesson != 0, run, build_settings, &result);
+        } catch (const std::exception& error) {
+            result.outcome = LessonOutcome::KitFault;
+            result.problem_kind = "internal error";
+            result.problem = error.what();
+            result.cases.clear();
+        }
+        if (result.outcome != LessonOutcome::Graded) result.cases.clear();
+        score_lesson(lesson->rubric, &result);
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - lesson_start).count();
+        report.lessons.push_back(std::move(result));
+    }
+    return finish();
+}
+
+}  // namespace mgpu::judge

@@ -1,0 +1,63 @@
+// What a compiled student object defines, and whether the checker can let it in. A student's
+// file supplies functions only: the checker owns main, the libraries and everything that runs
+// before main. Read with readelf from binutils.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mgpu::judge {
+
+struct ElfSection {
+    int index = 0;
+    std::string name;
+    std::string type;
+    std::string flags;      // readelf's letters: W write, A alloc, X execute, ...
+};
+
+struct ElfSymbol {
+    std::string name;       // as stored (mangled)
+    std::string type;       // FUNC, OBJECT, NOTYPE, SECTION, GNU_IFUNC, TLS, COMMON, FILE
+    std::string bind;       // LOCAL, GLOBAL, WEAK, UNIQUE
+    std::string section;    // "UND", "ABS", "COM" or a section index
+    unsigned long long value = 0;
+    unsigned long long size = 0;
+};
+
+struct ElfRelocation {
+    std::string target_section;   // the section the relocation patches (".text" for ".rela.text")
+    unsigned long long offset = 0;
+    std::string type;
+    std::string symbol;           // name of the symbol (or of the section, for section symbols)
+    long long addend = 0;
+};
+
+struct ElfObject {
+    std::vector<ElfSection> sections;
+    std::vector<ElfSymbol> symbols;
+    std::vector<ElfRelocation> relocations;
+};
+
+// Parsers of `readelf -S -W`, `readelf -s -W` and `readelf -r -W` output.
+std::vector<ElfSection> parse_sections(const std::string& readelf_sections);
+std::vector<ElfSymbol> parse_symbols(const std::string& readelf_symbols);
+std::vector<ElfRelocation> parse_relocations(const std::string& readelf_relocations);
+
+std::string demangle(const std::string& symbol);
+
+struct InterfaceCheck {
+    std::vector<std::string> missing;         // "can_reach(int, int)": not defined at all
+    std::vector<std::string> wrong_signature; // sentences naming what was found instead
+};
+
+// Which interface functions (demangled, as `nm -C` writes them) the objects define as global
+// functions, all objects together.
+InterfaceCheck check_interface(const std::vector<ElfObject>& objects, const std::vector<std::string>& interface);
+
+// Sentences, one per problem: symbols that could replace the checker's or a library's, and code
+// that would run before main. `display_name` names the student's file in the sentences;
+// `system_symbols` are the names the C and C++ runtime libraries export.
+std::vector<std::string> forbidden_content(const ElfObject& object, const std::string& display_name,
+                                           const std::vector<std::string>& system_symbols);
+
+}  // namespace mgpu::judge

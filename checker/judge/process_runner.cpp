@@ -1,0 +1,297 @@
+#include "process_runner.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <poll.h>
+#include <sstream>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace mgpu::judge {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kPollMilliseconds = 25;
+
+struct ProcEntry {
+    pid_t parent = 0;
+    std::size_t resident_bytes = 0;
+};
+
+// Every process on the machine with its parent and resident size, read from /proc.
+std::map<pid_t, ProcEntry> read_process_table() {
+    std::map<pid_t, ProcEntry> table;
+    static const long page_size = ::sysconf(_SC_PAGESIZE);
+    DIR* proc = ::opendir("/proc");
+    if (proc == nullptr) return table;
+    while (dirent* entry = ::readdir(proc)) {
+        char* end = nullptr;
+        long pid = std::strtol(entry->d_name, &end, 10);
+        if (end == entry->d_name || *end != '\0') continue;
+        std::ifstream stat_file(std::string("/proc/") + entry->d_name + "/stat");
+        std::string stat_line;
+        if (!std::getline(stat_file, stat_line)) continue;
+        // The command name is in parentheses and may itself contain spaces and parentheses.
+        std::size_t close = stat_line.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream fields(stat_line.substr(close + 2));
+        std::string state;
+        long parent = 0;
+        fields >> state >> parent;
+        std::string skipped;
+        for (int field = 5; field < 24 && fields; ++field) fields >> skipped;   // fields 5..23
+        long resident_pages = 0;
+        fields >> resident_pages;   // field 24: rss
+        table[static_cast<pid_t>(pid)] = ProcEntry{static_cast<pid_t>(parent),
+                                                   static_cast<std::size_t>(resident_pages) * page_size};
+    }
+    ::closedir(proc);
+    return table;
+}
+
+std::vector<pid_t> descendants_of(pid_t root, const std::map<pid_t, ProcEntry>& table) {
+    std::multimap<pid_t, pid_t> children;
+    for (const auto& [pid, entry] : table) children.emplace(entry.parent, pid);
+    std::vector<pid_t> found{root};
+    for (std::size_t i = 0; i < found.size(); ++i) {
+        auto range = children.equal_range(found[i]);
+        for (auto it = range.first; it != range.second; ++it) found.push_back(it->second);
+    }
+    return found;
+}
+
+std::size_t tree_resident_bytes(pid_t root) {
+    auto table = read_process_table();
+    std::size_t total = 0;
+    for (pid_t pid : descendants_of(root, table)) {
+        auto it = table.find(pid);
+        if (it != table.end()) total += it->second.resident_bytes;
+    }
+    return total;
+}
+
+// Kills the child's process group and every descendant, including ones that left the group.
+void kill_tree(pid_t root) {
+    ::kill(-root, SIGKILL);
+    auto table = read_process_table();
+    for (pid_t pid : descendants_of(root, table)) ::kill(pid, SIGKILL);
+}
+
+// Keeps the first and the last `keep` bytes of a stream.
+struct OutputKeeper {
+    std::size_t keep = 0;
+    std::string head, tail;
+    std::size_t total = 0;
+
+    void add(const char* data, std::size_t size) {
+        total += size;
+        std::size_t to_head = std::min(size, keep - std::min(keep, head.size()));
+        head.append(data, to_head);
+        if (to_head < size) {
+            tail.append(data + to_head, size - to_head);
+            if (tail.size() > 2 * keep) tail.erase(0, tail.size() - keep);
+        }
+    }
+
+    std::string text() const {
+        std::string end = tail.size() > keep ? tail.substr(tail.size() - keep) : tail;
+        if (head.size() + end.size() >= total) return head + end;
+        return head + "\n[... " + std::to_string(total - head.size() - end.size()) + " bytes left out ...]\n" + end;
+    }
+};
+
+std::vector<char*> pointers_to(std::vector<std::string>& strings) {
+    std::vector<char*> pointers;
+    for (auto& text : strings) pointers.push_back(text.data());
+    pointers.push_back(nullptr);
+    return pointers;
+}
+
+// Between fork and exec only async-signal-safe calls are allowed: everything is prepared before.
+[[noreturn]] void exec_child(const ProcessSpec& spec, int output_fd, int error_report_fd, char** argv, char** envp) {
+    ::setpgid(0, 0);
+    ::dup2(output_fd, STDOUT_FILENO);
+    ::dup2(output_fd, STDERR_FILENO);
+    int null_fd = ::open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+    for (const auto& [child_fd, parent_fd] : spec.extra_fds) {
+        if (child_fd == parent_fd) {
+            int flags = ::fcntl(parent_fd, F_GETFD);
+            ::fcntl(parent_fd, F_SETFD, flags & ~FD_CLOEXEC);
+        } else {
+            ::dup2(parent_fd, child_fd);
+        }
+    }
+    rlimit core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &core);
+    if (spec.limits.file_size_bytes > 0) {
+        rlimit file_size{spec.limits.file_size_bytes, spec.limits.file_size_bytes};
+        ::setrlimit(RLIMIT_FSIZE, &file_size);
+    }
+    // Output beyond the file-size limit must end the write, not the process with SIGXFSZ.
+    ::signal(SIGXFSZ, SIG_IGN);
+    ::signal(SIGPIPE, SIG_DFL);
+    if (!spec.working_dir.empty() && ::chdir(spec.working_dir.c_str()) != 0) {
+        int error = errno;
+        [[maybe_unused]] auto ignored = ::write(error_report_fd, &error, sizeof error);
+        ::_exit(127);
+    }
+    ::execvpe(argv[0], argv, envp);
+    int error = errno;
+    [[maybe_unused]] auto ignored = ::write(error_report_fd, &error, sizeof error);
+    ::_exit(127);
+}
+
+}  // namespace
+
+ProcessOutcome run_process(const ProcessSpec& spec) {
+    ProcessOutcome outcome;
+    if (spec.argv.empty()) {
+        outcome.start_error = "no program to run";
+        return outcome;
+    }
+    int output_pipe[2];
+    int error_pipe[2];
+    if (::pipe2(output_pipe, O_CLOEXEC) != 0) {
+        outcome.start_error = std::string("pipe: ") + std::strerror(errno);
+        return outcome;
+    }
+    if (::pipe2(error_pipe, O_CLOEXEC) != 0) {
+        outcome.start_error = std::string("pipe: ") + std::strerror(errno);
+        ::close(output_pipe[0]);
+        ::close(output_pipe[1]);
+        return outcome;
+    }
+    std::vector<std::string> argv_copy = spec.argv;
+    std::vector<std::string> env_copy = spec.environment;
+    std::vector<char*> argv = pointers_to(argv_copy);
+    std::vector<char*> envp = pointers_to(env_copy);
+
+    const auto start = Clock::now();
+    pid_t pid = ::fork();
+    if (pid < 0) {
+        outcome.start_error = std::string("fork: ") + std::strerror(errno);
+        for (int fd : {output_pipe[0], output_pipe[1], error_pipe[0], error_pipe[1]}) ::close(fd);
+        return outcome;
+    }
+    if (pid == 0) exec_child(spec, output_pipe[1], error_pipe[1], argv.data(), envp.data());
+
+    ::setpgid(pid, pid);   // also done in the child; whichever runs first wins the race harmlessly
+    ::close(output_pipe[1]);
+    ::close(error_pipe[1]);
+
+    int exec_error = 0;
+    if (::read(error_pipe[0], &exec_error, sizeof exec_error) == sizeof exec_error) {
+        ::close(error_pipe[0]);
+        ::close(output_pipe[0]);
+        ::waitpid(pid, nullptr, 0);
+        outcome.start_error = "cannot run " + spec.argv[0] + ": " + std::strerror(exec_error);
+        return outcome;
+    }
+    ::close(error_pipe[0]);
+    outcome.started = true;
+
+    OutputKeeper keeper;
+    keeper.keep = spec.limits.kept_output_bytes;
+    bool output_open = true;
+    bool reaped = false;
+    int status = 0;
+    bool killed = false;
+    auto last_memory_check = Clock::time_point{};
+    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(spec.limits.wall_seconds));
+    char buffer[65536];
+
+    while (!reaped || output_open) {
+        if (output_open) {
+            pollfd waiting{output_pipe[0], POLLIN, 0};
+            int ready = ::poll(&waiting, 1, kPollMilliseconds);
+            if (ready > 0) {
+                ssize_t got = ::read(output_pipe[0], buffer, sizeof buffer);
+                if (got > 0) {
+                    keeper.add(buffer, static_cast<std::size_t>(got));
+                } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+                    output_open = false;
+                }
+            }
+        } else if (!reaped) {
+            ::usleep(kPollMilliseconds * 1000);
+        }
+        if (!reaped) {
+            pid_t done = ::waitpid(pid, &status, WNOHANG);
+            if (done == pid) {
+                reaped = true;
+                // A descendant that outlived the child may still hold the output open.
+                kill_tree(pid);
+            }
+        }
+        const auto now = Clock::now();
+        if (!reaped && !killed) {
+            if (now >= deadline) {
+                outcome.timed_out = true;
+            } else if (spec.limits.output_bytes > 0 && keeper.total > spec.limits.output_bytes) {
+                outcome.output_exceeded = true;
+            } else if (spec.limits.memory_bytes > 0 && now - last_memory_check > std::chrono::milliseconds(50)) {
+                last_memory_check = now;
+                std::size_t resident = tree_resident_bytes(pid);
+                outcome.peak_memory_bytes = std::max(outcome.peak_memory_bytes, resident);
+                if (resident > spec.limits.memory_bytes) outcome.memory_exceeded = true;
+            }
+            if (outcome.timed_out || outcome.output_exceeded || outcome.memory_exceeded) {
+                kill_tree(pid);
+                killed = true;
+            }
+        }
+        // Once the child is gone, read what it left in the pipe and stop: a descendant that
+        // escaped the kill must not keep the judge waiting.
+        if (reaped && output_open) {
+            pollfd waiting{output_pipe[0], POLLIN, 0};
+            if (::poll(&waiting, 1, 0) == 0) output_open = false;
+        }
+    }
+    ::close(output_pipe[0]);
+
+    outcome.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    outcome.output = keeper.text();
+    outcome.output_bytes = keeper.total;
+    if (WIFEXITED(status) && !killed) {
+        outcome.exited = true;
+        outcome.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        outcome.signal = WTERMSIG(status);
+    }
+    return outcome;
+}
+
+std::string describe_signal(int signal) {
+    switch (signal) {
+        case SIGSEGV: return "segmentation fault (SIGSEGV): a bad pointer was dereferenced";
+        case SIGBUS: return "bus error (SIGBUS): memory that cannot be accessed";
+        case SIGABRT: return "abort (SIGABRT): abort(), a failed assert() or an uncaught exception";
+        case SIGFPE: return "arithmetic error (SIGFPE), for instance an integer division by zero";
+        case SIGILL: return "illegal instruction (SIGILL)";
+        case SIGKILL: return "killed (SIGKILL)";
+        case SIGTERM: return "terminated (SIGTERM)";
+        default: {
+            const char* name = ::strsignal(signal);
+            return std::string("signal ") + std::to_string(signal) + (name ? std::string(" (") + name + ")" : "");
+        }
+    }
+}
+
+std::string judge_path_variable() {
+    const char* path = std::getenv("PATH");
+    return path ? path : "/usr/local/bin:/usr/bin:/bin";
+}
+
+}  // namespace mgpu::judge

@@ -1,0 +1,188 @@
+#include <cstdio>
+#include <sstream>
+
+#include "reports.h"
+
+namespace mgpu::judge {
+
+namespace {
+
+constexpr std::size_t kFindingsShownPerCase = 4;
+
+struct Style {
+    bool color;
+    std::string red(const std::string& text) const { return color ? "\033[31m" + text + "\033[0m" : text; }
+    std::string green(const std::string& text) const { return color ? "\033[32m" + text + "\033[0m" : text; }
+    std::string yellow(const std::string& text) const { return color ? "\033[33m" + text + "\033[0m" : text; }
+    std::string bold(const std::string& text) const { return color ? "\033[1m" + text + "\033[0m" : text; }
+};
+
+std::string pad(const std::string& text, std::size_t width) {
+    return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+
+std::string indent(const std::string& text, const std::string& prefix) {
+    std::istringstream lines(text);
+    std::string line, result;
+    while (std::getline(lines, line)) result += prefix + line + "\n";
+    return result;
+}
+
+std::string short_name(const CaseResult& test) {
+    std::string name = test.name.substr(test.criterion.size() + (test.name.size() > test.criterion.size() ? 2 : 0));
+    return name.empty() ? test.name : name;
+}
+
+std::string read_hint(const LessonResult& lesson, const Criterion& criterion) {
+    if (lesson.lesson_text.empty() || criterion.section.empty()) return "";
+    std::string hint = "read " + lesson.lesson_text + " section " + criterion.section;
+    if (!criterion.section_title.empty()) hint += " (" + criterion.section_title + ")";
+    return hint;
+}
+
+void write_case(std::ostringstream& out, const CaseResult& test, const Style& style) {
+    out << "  " << style.red("x") << " " << printable(short_name(test));
+    if (!test.scenario.empty()) out << "  [" << printable(test.scenario) << "]";
+    out << "\n";
+    if (!test.reason.empty()) out << "      " << style.red(printable(test.reason)) << "\n";
+    std::size_t shown = 0;
+    for (const auto& finding : test.findings) {
+        if (shown++ == kFindingsShownPerCase) {
+            out << "      (" << test.findings.size() - kFindingsShownPerCase << " more of the same case not shown)\n";
+            break;
+        }
+        out << "      " << printable(finding.check) << "\n";
+        out << "        expected: " << printable(finding.expected) << "\n";
+        out << "        observed: " << printable(finding.observed) << "\n";
+        if (!finding.file.empty()) {
+            out << "        at:       " << printable(finding.file) << ":" << finding.line << "\n";
+        }
+        if (!finding.scenario.empty() && finding.scenario != test.scenario) {
+            out << "        scenario: " << printable(finding.scenario) << "\n";
+        }
+    }
+    if (!test.output_tail.empty() && test.status != CaseStatus::Failed) {
+        out << "      last output of the program:\n" << indent(printable(test.output_tail), "        | ");
+    }
+}
+
+void write_lesson(std::ostringstream& out, const LessonResult& lesson, const Style& style) {
+    out << style.bold("Lesson " + std::to_string(lesson.number) + ": " + lesson.title);
+    std::string files;
+    for (const auto& file : lesson.submission_files) files += (files.empty() ? "" : ", ") + file;
+    out << "  (" << printable(files) << ")\n";
+
+    if (lesson.outcome != LessonOutcome::Graded) {
+        const bool kit = lesson.outcome == LessonOutcome::KitFault;
+        out << "  " << style.red(kit ? "The checker itself failed" : "Could not be built") << " ("
+            << lesson.problem_kind << "): score 0 / " << format_points(lesson.max_score) << "\n\n";
+        out << indent(printable(lesson.problem), "  ") << "\n";
+        out << (kit ? "  This is a fault of the kit, not of your code: please report it with the text above.\n"
+                    : "  Fix the first problem above and run the check again.\n");
+        return;
+    }
+
+    out << "\n  " << pad("criterion", 24) << pad("points", 16) << "checks\n";
+    for (const auto& criterion : lesson.criteria) {
+        std::string points = format_points(criterion.earned) + " / " + format_points(criterion.max);
+        std::string checks = std::to_string(criterion.passed) + " of " +
+                             std::to_string(criterion.passed + criterion.failed) + " passed";
+        if (criterion.skipped > 0) checks += ", " + std::to_string(criterion.skipped) + " skipped";
+        std::string row = "  " + pad(criterion.criterion.name, 24) + pad(points, 16) + checks;
+        out << (criterion.failed > 0 ? style.red(row) : style.green(row)) << "\n";
+    }
+    out << "  " << pad("total", 24) << format_points(lesson.score) << " / " << format_points(lesson.max_score) << "\n";
+
+    bool any_failed = false;
+    for (const auto& criterion : lesson.criteria) {
+        if (criterion.failed == 0) continue;
+        if (!any_failed) out << "\n" << style.bold("What to fix") << "\n";
+        any_failed = true;
+        out << style.bold(criterion.criterion.name) << ": " << criterion.failed << " of "
+            << criterion.passed + criterion.failed << " checks failed";
+        std::string hint = read_hint(lesson, criterion.criterion);
+        out << (hint.empty() ? "" : "; " + hint) << "\n";
+        for (const auto& test : lesson.cases) {
+            if (test.criterion == criterion.criterion.name && counts_as_failed(test.status)) write_case(out, test, style);
+        }
+    }
+    bool any_skipped = false;
+    for (const auto& test : lesson.cases) {
+        if (test.status != CaseStatus::Skipped) continue;
+        if (!any_skipped) out << "\n" << style.bold("Skipped (neither passed nor failed)") << "\n";
+        any_skipped = true;
+        out << "  " << style.yellow("-") << " " << printable(test.name) << ": " << printable(test.reason) << "\n";
+    }
+}
+
+}  // namespace
+
+std::string format_points(double points) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", points + 1e-9);
+    std::string result = text;
+    if (result.size() > 2 && result.compare(result.size() - 2, 2, ".0") == 0) result.resize(result.size() - 2);
+    return result;
+}
+
+std::string totals_line(const GradeReport& report) {
+    std::string line = std::to_string(report.cases_passed()) + " passed, " + std::to_string(report.cases_failed()) +
+                       " failed";
+    if (report.cases_skipped() > 0) line += ", " + std::to_string(report.cases_skipped()) + " skipped";
+    return line;
+}
+
+std::string terminal_report(const GradeReport& report, bool color, bool quiet) {
+    Style style{color};
+    std::ostringstream out;
+    if (!report.kit_fault.empty()) {
+        out << style.red("The checker could not run: ") << printable(report.kit_fault) << "\n";
+        return out.str();
+    }
+    if (!quiet) {
+        for (const auto& lesson : report.lessons) {
+            write_lesson(out, lesson, style);
+            out << "\n";
+        }
+        out << "Score " << format_points(report.score()) << " / " << format_points(report.max_score())
+            << "  (seed " << report.seed << "; repeat this run with --seed " << report.seed << ")\n";
+    } else {
+        for (const auto& lesson : report.lessons) {
+            out << "Lesson " << lesson.number << ": " << format_points(lesson.score) << " / "
+                << format_points(lesson.max_score);
+            if (lesson.outcome != LessonOutcome::Graded) out << " (" << lesson.problem_kind << ")";
+            out << "\n";
+        }
+    }
+    out << totals_line(report) << "\n";
+    return out.str();
+}
+
+std::string printable(const std::string& text) {
+    std::string result;
+    result.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        unsigned char c = static_cast<unsigned char>(text[i]);
+        if (c < 0x80) {
+            if (c == '\n' || c == '\t' || (c >= 0x20 && c != 0x7f)) result += static_cast<char>(c);
+            else if (c != '\r') result += '?';
+            ++i;
+            continue;
+        }
+        int length = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+        bool valid = length > 0 && i + length <= text.size();
+        for (int k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+        // C1 control characters (U+0080..U+009F) can start terminal sequences too.
+        if (valid && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) valid = false;
+        if (valid) {
+            result.append(text, i, length);
+            i += length;
+        } else {
+            result += '?';
+            ++i;
+        }
+    }
+    return result;
+}
+
+}  // namespace mgpu::judge

@@ -1,0 +1,37 @@
+// The isolation a child of the judge runs in. bubblewrap where it works (a PID namespace, no
+// network, a read-only view of the file system, private /tmp); else unshare's PID namespace;
+// else a plain process group. Killing a PID namespace's first process ends every process in it,
+// so a child that calls setsid cannot outlive its time limit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mgpu::judge {
+
+enum class SandboxKind { Bubblewrap, Unshare, ProcessGroup };
+
+struct SandboxView {
+    // Inside, /tmp is private and empty: paths under it that the child needs must be listed here.
+    std::vector<std::string> readable_paths;  // bound read-only (only those under /tmp need it)
+    std::vector<std::string> hidden_dirs;     // replaced by an empty directory inside
+    std::vector<std::string> writable_dirs;   // bound read-write (everything else is read-only)
+};
+
+struct Sandbox {
+    SandboxKind kind = SandboxKind::ProcessGroup;
+
+    // The command line prefix that runs a program inside the sandbox.
+    std::vector<std::string> prefix(const SandboxView& view) const;
+
+    // Inside bubblewrap and unshare a child killed by signal N shows as exit status 128 + N.
+    bool reports_signals_as_exit_codes() const { return kind != SandboxKind::ProcessGroup; }
+
+    std::string describe() const;
+};
+
+// The best sandbox this machine allows, probed once per process. `allowed` false gives the plain
+// process group (for machines where namespaces are forbidden and probing itself is unwelcome).
+const Sandbox& available_sandbox(bool allowed = true);
+
+}  // namespace mgpu::judge

@@ -1,0 +1,333 @@
+#include "submission_build.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+#include "object_inspection.h"
+#include "process_runner.h"
+#include "sha256.h"
+
+namespace mgpu::judge {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kCacheFormat = "mgpu-checker-build-v1";
+constexpr std::size_t kCacheEntriesKept = 48;
+
+std::string read_file(const fs::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << text;
+    if (!file) throw KitError("cannot write " + path.string());
+}
+
+// Name, size and modification time of a file, or of every file under a folder: enough to notice
+// a rebuilt library or an edited header without reading them.
+void add_fingerprint(Sha256& hash, const fs::path& path) {
+    std::error_code error;
+    if (fs::is_directory(path, error)) {
+        std::vector<fs::path> files;
+        for (auto it = fs::recursive_directory_iterator(path, error); !error && it != fs::recursive_directory_iterator();
+             it.increment(error)) {
+            if (it->is_regular_file(error)) files.push_back(it->path());
+        }
+        std::sort(files.begin(), files.end());
+        for (const auto& file : files) add_fingerprint(hash, file);
+        return;
+    }
+    auto size = fs::file_size(path, error);
+    auto time = fs::last_write_time(path, error);
+    hash.update(path.string());
+    hash.update(error ? std::string("|absent|")
+                      : "|" + std::to_string(size) + "|" + std::to_string(time.time_since_epoch().count()) + "|");
+}
+
+std::string cache_key(const Lesson& lesson, const LessonBuild& build, const std::vector<SubmissionFile>& files) {
+    Sha256 hash;
+    hash.update(kCacheFormat);
+    hash.update(lesson.id);
+    hash.update(build.manifest_text);
+    for (const auto& file : files) {
+        hash.update("|file|" + file.name + "|" + file.display + "|");
+        hash.update(read_file(file.path));
+    }
+    for (const auto& dir : build.include_dirs) add_fingerprint(hash, dir);
+    add_fingerprint(hash, lesson.exercise_dir);
+    for (const auto& archive : build.link_archives) add_fingerprint(hash, archive);
+    if (!build.cu2cpp.empty()) add_fingerprint(hash, build.cu2cpp);
+    return hash.hex_digest().substr(0, 32);
+}
+
+std::vector<std::string> tool_environment() {
+    return {"PATH=" + judge_path_variable(), "LC_ALL=C", "LANG=C", "HOME=/tmp", "TMPDIR=/tmp"};
+}
+
+ProcessOutcome run_tool(std::vector<std::string> argv, const BuildSettings& settings, const std::string& workspace,
+                        bool hide_checker, double seconds = 180) {
+    ProcessSpec spec;
+    SandboxView view;
+    view.readable_paths = settings.readable_paths;
+    if (hide_checker) view.hidden_dirs = settings.hidden_dirs;
+    view.writable_dirs = {workspace};
+    spec.argv = settings.sandbox ? settings.sandbox->prefix(view) : std::vector<std::string>{};
+    spec.argv.insert(spec.argv.end(), argv.begin(), argv.end());
+    spec.environment = tool_environment();
+    spec.working_dir = workspace;
+    spec.limits.wall_seconds = seconds;
+    spec.limits.output_bytes = std::size_t{16} << 20;
+    spec.limits.kept_output_bytes = std::size_t{96} << 10;
+    spec.limits.file_size_bytes = std::size_t{1} << 30;
+    return run_process(spec);
+}
+
+bool succeeded(const ProcessOutcome& outcome) { return outcome.started && outcome.exited && outcome.exit_code == 0; }
+
+// The names the C and C++ runtime libraries export: a student's global variable must not take one.
+const std::vector<std::string>& system_symbols(const std::vector<std::string>& cxx) {
+    static std::once_flag once;
+    static std::vector<std::string> names;
+    std::call_once(once, [&] {
+        for (const char* library : {"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1"}) {
+            ProcessSpec locate;
+            locate.argv = cxx;
+            locate.argv.push_back(std::string("-print-file-name=") + library);
+            locate.environment = tool_environment();
+            ProcessOutcome where = run_process(locate);
+            std::string path = where.output.substr(0, where.output.find('\n'));
+            if (!succeeded(where) || path.find('/') == std::string::npos) continue;
+            ProcessSpec list;
+            list.argv = {"nm", "-D", "--defined-only", path};
+            list.environment = tool_environment();
+            list.limits.kept_output_bytes = std::size_t{8} << 20;
+            list.limits.output_bytes = std::size_t{32} << 20;
+            ProcessOutcome symbols = run_process(list);
+            std::istringstream lines(symbols.output);
+            std::string line;
+            while (std::getline(lines, line)) {
+                std::string name = line.substr(line.rfind(' ') + 1);
+                name = name.substr(0, name.find('@'));
+                if (!name.empty()) names.push_back(name);
+            }
+        }
+    });
+    return names;
+}
+
+std::string new_workspace(const std::string& cache_dir) {
+    static std::atomic<int> counter{0};
+    fs::path dir = fs::path(cache_dir) /
+                   ("work-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
+    std::error_code error;
+    fs::remove_all(dir, error);
+    fs::create_directories(dir, error);
+    if (error) throw KitError("cannot create the build folder " + dir.string() + ": " + error.message());
+    return dir.string();
+}
+
+void prune_cache(const std::string& cache_dir) {
+    std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(cache_dir, error)) {
+        if (entry.is_directory(error) && entry.path().filename().string().rfind("work-", 0) != 0) {
+            entries.emplace_back(fs::last_write_time(entry.path(), error), entry.path());
+        }
+    }
+    if (entries.size() <= kCacheEntriesKept) return;
+    std::sort(entries.begin(), entries.end());
+    for (std::size_t i = 0; i + kCacheEntriesKept < entries.size(); ++i) fs::remove_all(entries[i].second, error);
+}
+
+BuiltChecker not_built(std::string kind, std::string problem) {
+    BuiltChecker result;
+    result.problem_kind = std::move(kind);
+    result.problem = std::move(problem);
+    return result;
+}
+
+std::string explain_outcome(const ProcessOutcome& outcome, const std::string& what) {
+    if (!outcome.started) return what + " could not start: " + outcome.start_error;
+    if (outcome.timed_out) return what + " took too long and was stopped.";
+    if (outcome.memory_exceeded) return what + " used too much memory and was stopped.";
+    if (outcome.output_exceeded) return what + " printed too much and was stopped.";
+    return outcome.output;
+}
+
+// Adds a plain-words hint under the linker's own message.
+std::string explain_link_failure(const std::string& output) {
+    static const std::regex undefined(R"(undefined reference to `([^']+)')");
+    std::set<std::string> names;
+    for (std::sregex_iterator it(output.begin(), output.end(), undefined), end; it != end; ++it) {
+        names.insert((*it)[1]);
+    }
+    std::string hint;
+    for (const auto& name : names) {
+        if (name.rfind("cuda", 0) == 0 || name.rfind("nccl", 0) == 0) {
+            hint += "\n" + name + " is not part of the simulated CUDA runtime: the lessons need only the calls the "
+                                  "lesson text shows. Use one of those instead.";
+        } else {
+            hint += "\n`" + name + "` is declared but never defined: define it in your file, or do not call it.";
+        }
+    }
+    return output + hint;
+}
+
+}  // namespace
+
+BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const std::vector<SubmissionFile>& files,
+                           const BuildSettings& given_settings) {
+    BuildSettings settings = given_settings;
+    settings.readable_paths = build.include_dirs;
+    settings.readable_paths.push_back(lesson.exercise_dir);
+    // Meson's archives are thin: their members stay in a folder beside them.
+    for (const auto& archive : build.link_archives) settings.readable_paths.push_back(fs::path(archive).parent_path().string());
+    if (!build.cu2cpp.empty()) settings.readable_paths.push_back(build.cu2cpp);
+    std::error_code error;
+    fs::create_directories(settings.cache_dir, error);
+    if (error) throw KitError("cannot create the build cache " + settings.cache_dir + ": " + error.message());
+
+    const std::string key = cache_key(lesson, build, files);
+    const fs::path entry = fs::path(settings.cache_dir) / key;
+    if (fs::exists(entry / "checker")) {
+        fs::last_write_time(entry, fs::file_time_type::clock::now(), error);   // keeps it among the newest
+        BuiltChecker cached;
+        cached.ok = true;
+        cached.binary = (entry / "checker").string();
+        cached.cache_entry = entry.string();
+        cached.from_cache = true;
+        return cached;
+    }
+
+    const std::string workspace = new_workspace(settings.cache_dir);
+    struct RemoveOnExit {
+        std::string dir;
+        ~RemoveOnExit() {
+            std::error_code ignored;
+            if (!dir.empty()) fs::remove_all(dir, ignored);
+        }
+    } cleanup{workspace};
+
+    std::vector<std::string> objects;
+    std::vector<ElfObject> inspected;
+    for (const auto& file : files) {
+        const std::string source = read_file(file.path);
+        const fs::path stem = fs::path(file.name).stem();
+        const fs::path rewritten = fs::path(workspace) / (stem.string() + ".cpp");
+        if (fs::path(file.name).extension() == ".cu") {
+            if (build.cu2cpp.empty()) throw KitError("the launch rewriter cu2cpp was not built: .cu files cannot be checked");
+            const fs::path copy = fs::path(workspace) / file.name;
+            write_file(copy, source);
+            ProcessOutcome rewrite =
+                run_tool({build.cu2cpp, "--display-name", file.display, copy.string(), "-o", rewritten.string()},
+                         settings, workspace, true, 60);
+            if (!rewrite.started) throw KitError("cannot run cu2cpp: " + rewrite.start_error);
+            if (!succeeded(rewrite)) {
+                return not_built("compile error", file.display + " could not be read as CUDA C++:\n" +
+                                                      explain_outcome(rewrite, "the launch rewriter"));
+            }
+        } else {
+            // Quote includes resolve against the workspace, which holds only this file, so the
+            // exercise's own header (from the kit) is the one used; #line keeps messages on the
+            // student's path and lines.
+            write_file(rewritten, "#line 1 \"" + file.display + "\"\n" + source);
+        }
+
+        const std::string object = (fs::path(workspace) / (stem.string() + ".o")).string();
+        std::vector<std::string> compile = build.cxx;
+        compile.insert(compile.end(), build.cxx_flags.begin(), build.cxx_flags.end());
+        compile.insert(compile.end(), {"-std=c++20", "-O1", "-fdiagnostics-color=never", "-iquote", lesson.exercise_dir});
+        // The simulator's headers stand where CUDA's would: system headers, whose own warnings
+        // are not the student's business.
+        for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});
+        compile.insert(compile.end(), {"-c", rewritten.string(), "-o", object});
+        ProcessOutcome compiled = run_tool(compile, settings, workspace, true);
+        if (!compiled.started) throw KitError("cannot run the C++ compiler: " + compiled.start_error);
+        if (!succeeded(compiled)) {
+            return not_built("compile error", explain_outcome(compiled, "the compiler"));
+        }
+
+        ElfObject elf;
+        for (const char* what : {"-S", "-s", "-r"}) {
+            ProcessSpec spec;
+            spec.argv = {"readelf", "-W", what, object};
+            spec.environment = tool_environment();
+            spec.limits.kept_output_bytes = std::size_t{16} << 20;
+            spec.limits.output_bytes = std::size_t{64} << 20;
+            ProcessOutcome listing = run_process(spec);
+            if (!succeeded(listing)) throw KitError("readelf failed on " + object + ": " + listing.output + listing.start_error);
+            if (what[1] == 'S') elf.sections = parse_sections(listing.output);
+            if (what[1] == 's') elf.symbols = parse_symbols(listing.output);
+            if (what[1] == 'r') elf.relocations = parse_relocations(listing.output);
+        }
+        if (elf.sections.empty()) throw KitError("readelf found no sections in " + object);
+        auto problems = forbidden_content(elf, file.display, system_symbols(build.cxx));
+        if (!problems.empty()) {
+            std::string text;
+            for (const auto& problem : problems) text += (text.empty() ? "" : "\n") + problem;
+            return not_built("forbidden symbol", text);
+        }
+        inspected.push_back(std::move(elf));
+        objects.push_back(object);
+    }
+
+    InterfaceCheck interface = check_interface(inspected, lesson.interface);
+    if (!interface.wrong_signature.empty() || !interface.missing.empty()) {
+        std::string names;
+        for (const auto& file : files) names += (names.empty() ? "" : ", ") + file.display;
+        std::string text;
+        for (const auto& sentence : interface.wrong_signature) {
+            text += (text.empty() ? "" : "\n") + names + " " + sentence +
+                    ": make the definition match the header exactly (parameter types, const, return type).";
+        }
+        for (const auto& missing : interface.missing) {
+            text += (text.empty() ? "" : "\n") + names + " does not define `" + missing +
+                    "`, which the exercise's header declares: keep every function of the skeleton, even one you "
+                    "have not finished.";
+        }
+        return not_built(interface.wrong_signature.empty() ? "missing function" : "wrong signature", text);
+    }
+
+    const std::string binary = (fs::path(workspace) / "checker").string();
+    std::vector<std::string> link = build.cxx;
+    link.insert(link.end(), {"-o", binary, "-Wl,--whole-archive"});
+    // The kit's archives come first, so where the student's object and ours both carry an inline
+    // or template definition, ours is the one kept.
+    link.insert(link.end(), build.link_archives.begin(), build.link_archives.end());
+    link.push_back("-Wl,--no-whole-archive");
+    link.insert(link.end(), objects.begin(), objects.end());
+    link.insert(link.end(), build.link_flags.begin(), build.link_flags.end());
+    ProcessOutcome linked = run_tool(link, settings, workspace, false);
+    if (!linked.started) throw KitError("cannot run the linker: " + linked.start_error);
+    if (!succeeded(linked)) return not_built("link error", explain_link_failure(explain_outcome(linked, "the linker")));
+
+    // Publish the build: a concurrent judge may have published the same key first.
+    fs::rename(workspace, entry, error);
+    if (error && !fs::exists(entry / "checker")) {
+        throw KitError("cannot store the build in " + entry.string() + ": " + error.message());
+    }
+    if (!error) cleanup.dir.clear();
+    prune_cache(settings.cache_dir);
+
+    BuiltChecker built;
+    built.ok = true;
+    built.binary = (entry / "checker").string();
+    built.cache_entry = entry.string();
+    return built;
+}
+
+}  // namespace mgpu::judge

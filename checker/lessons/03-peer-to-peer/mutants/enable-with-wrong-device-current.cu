@@ -1,0 +1,257 @@
+// Mutant enable-with-wrong-device-current.cu of solutions/03-peer-to-peer/peer_access.cu, generated
+// by tools/lessons/make-exercise from checker/lessons/03-peer-to-peer/mutants/manifest.json; edit
+// the manifest, not this file.
+// Broken on purpose: open_peer_access never makes `from` current, so cudaDeviceEnablePeerAccess(to)
+// opens access for whatever device the caller had current (217 when that is `to` itself). Visible
+// whenever the caller's current device is not `from`.
+// Criterion that must lose points: directional enabling
+// Lesson 3, peer-to-peer memory access: the reference solution of peer_access.h.
+// Generated from lessons/03-peer-to-peer/peer_access.master.cu by tools/lessons/make-exercise;
+// edit the master, not this file.
+#include "peer_access.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <set>
+#include <utility>
+#include <vector>
+
+// Hands the first failing call's code back to the caller, who then knows exactly which CUDA error
+// stopped the work.
+#define RETURN_IF_FAILED(call)                                     \
+    do {                                                           \
+        const cudaError_t failed_status_ = (call);                 \
+        if (failed_status_ != cudaSuccess) return failed_status_;  \
+    } while (0)
+
+namespace {
+
+// Makes the caller's current device current again on every path out of a scope. A library function
+// that leaves another device current breaks the caller's next cudaMalloc or kernel launch, which
+// would then land on the wrong GPU.
+class CurrentDeviceGuard {
+public:
+    CurrentDeviceGuard()
+    {
+        if (cudaGetDevice(&saved_) != cudaSuccess) {
+            saved_ = -1;
+            cudaGetLastError();   // no device to come back to; that is not the caller's error
+        }
+    }
+    ~CurrentDeviceGuard()
+    {
+        if (saved_ >= 0) cudaSetDevice(saved_);
+    }
+    CurrentDeviceGuard(const CurrentDeviceGuard&) = delete;
+    CurrentDeviceGuard& operator=(const CurrentDeviceGuard&) = delete;
+
+private:
+    int saved_ = -1;
+};
+
+// Directions (from, to) that open_peer_access opened. close_all_peer_access closes exactly these,
+// and leaves access that other code opened to that code.
+std::set<std::pair<int, int>> opened_directions;
+
+constexpr unsigned threads_per_block = 256;
+
+// Enough blocks to give every element its own thread, capped near a few blocks per SM of a large GPU:
+// the grid-stride loop in scale_kernel lets a smaller grid cover any n.
+constexpr unsigned blocks_for(std::size_t n)
+{
+    const std::size_t wanted = (n + threads_per_block - 1) / threads_per_block;
+    return wanted < 1024 ? (wanted == 0 ? 1u : static_cast<unsigned>(wanted)) : 1024u;
+}
+
+// dst[i] = factor * src[i] for every i < n, whatever the grid size.
+__global__ void scale_kernel(float* dst, const float* src, std::size_t n, float factor)
+{
+    const std::size_t stride = static_cast<std::size_t>(blockDim.x) * gridDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        dst[i] = factor * src[i];
+}
+
+// Everything one pipelined_scale call creates, kept together so that every way out of the call
+// can release all of it.
+struct Pipeline {
+    float* staging = nullptr;              // on dst_device; chunk k lands at the same offset as in src
+    cudaStream_t copy_stream = nullptr;
+    cudaStream_t compute_stream = nullptr;
+    std::vector<cudaEvent_t> chunk_arrived;  // one per chunk, recorded after that chunk's copy
+};
+
+cudaError_t create_pipeline(Pipeline& pipeline, std::size_t n, std::size_t chunk_count)
+{
+    RETURN_IF_FAILED(cudaMalloc(&pipeline.staging, n * sizeof(float)));
+    // Non-blocking streams never wait for the legacy default stream (and it never waits for them),
+    // so unrelated work on stream 0 cannot serialise the copies against the kernels.
+    RETURN_IF_FAILED(cudaStreamCreateWithFlags(&pipeline.copy_stream, cudaStreamNonBlocking));
+    RETURN_IF_FAILED(cudaStreamCreateWithFlags(&pipeline.compute_stream, cudaStreamNonBlocking));
+    pipeline.chunk_arrived.reserve(chunk_count);
+    for (std::size_t k = 0; k < chunk_count; ++k) {
+        cudaEvent_t arrived = nullptr;
+        RETURN_IF_FAILED(cudaEventCreate(&arrived));
+        pipeline.chunk_arrived.push_back(arrived);
+    }
+    return cudaSuccess;
+}
+
+// Queues every chunk: its copy on the copy stream, then its kernel on the compute stream, ordered by
+// the chunk's event. The host never waits here, so copy k+1 can run while kernel k computes.
+cudaError_t enqueue_pipeline(const Pipeline& pipeline, float* dst, int dst_device, const float* src,
+                             int src_device, std::size_t n, std::size_t chunk, float factor)
+{
+    for (std::size_t first = 0, k = 0; first < n; first += chunk, ++k) {
+        const std::size_t count = std::min(chunk, n - first);
+        RETURN_IF_FAILED(cudaMemcpyPeerAsync(pipeline.staging + first, dst_device, src + first, src_device,
+                                             count * sizeof(float), pipeline.copy_stream));
+        RETURN_IF_FAILED(cudaEventRecord(pipeline.chunk_arrived[k], pipeline.copy_stream));
+        // Without this wait the kernel could read the staging slot before its chunk has landed.
+        RETURN_IF_FAILED(cudaStreamWaitEvent(pipeline.compute_stream, pipeline.chunk_arrived[k], 0));
+        scale_kernel<<<blocks_for(count), threads_per_block, 0, pipeline.compute_stream>>>(
+            dst + first, pipeline.staging + first, count, factor);
+        RETURN_IF_FAILED(cudaGetLastError());
+    }
+    return cudaSuccess;
+}
+
+// After a failure part of the work may still be queued; it must finish before its buffers go away.
+void wait_for_queued_work(const Pipeline& pipeline)
+{
+    if (pipeline.copy_stream != nullptr) cudaStreamSynchronize(pipeline.copy_stream);
+    if (pipeline.compute_stream != nullptr) cudaStreamSynchronize(pipeline.compute_stream);
+    cudaGetLastError();   // the caller gets the first error from the return value
+}
+
+// Releases whatever create_pipeline made, even after a partial failure; reports the first error.
+cudaError_t destroy_pipeline(Pipeline& pipeline)
+{
+    cudaError_t first_error = cudaSuccess;
+    const auto keep_first = [&first_error](cudaError_t status) {
+        if (first_error == cudaSuccess) first_error = status;
+    };
+    for (cudaEvent_t arrived : pipeline.chunk_arrived) keep_first(cudaEventDestroy(arrived));
+    if (pipeline.compute_stream != nullptr) keep_first(cudaStreamDestroy(pipeline.compute_stream));
+    if (pipeline.copy_stream != nullptr) keep_first(cudaStreamDestroy(pipeline.copy_stream));
+    keep_first(cudaFree(pipeline.staging));
+    pipeline = Pipeline{};
+    return first_error;
+}
+
+}  // namespace
+
+bool can_reach(int from, int to)
+{
+    if (from == to) return false;   // a device is never its own peer: its own memory needs no access
+    int can_access = 0;
+    if (cudaDeviceCanAccessPeer(&can_access, from, to) != cudaSuccess) {
+        cudaGetLastError();   // ids that are not devices give 101; the caller asked a yes-or-no question
+        return false;
+    }
+    return can_access == 1;
+}
+
+cudaError_t open_peer_access(int from, int to)
+{
+    if (!can_reach(from, to)) return cudaErrorPeerAccessUnsupported;
+    CurrentDeviceGuard restore_current_device;
+    const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
+    if (status == cudaErrorPeerAccessAlreadyEnabled) {
+        // Already open is what the caller wants. The runtime still stores 704 as the last error,
+        // where it would look like a failure to the next cudaGetLastError; read it away.
+        cudaGetLastError();
+        return cudaSuccess;
+    }
+    if (status == cudaSuccess) opened_directions.insert({from, to});
+    return status;
+}
+
+int open_all_peer_access()
+{
+    int device_count = 0;
+    if (cudaGetDeviceCount(&device_count) != cudaSuccess) {
+        cudaGetLastError();   // no devices: nothing to open
+        return 0;
+    }
+    int open = 0;
+    for (int from = 0; from < device_count; ++from)
+        for (int to = 0; to < device_count; ++to)
+            if (can_reach(from, to) && open_peer_access(from, to) == cudaSuccess) ++open;
+    return open;
+}
+
+cudaError_t copy_between_devices(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes)
+{
+    if (bytes == 0) return cudaSuccess;
+    CurrentDeviceGuard restore_current_device;
+    RETURN_IF_FAILED(cudaSetDevice(dst_device));
+    // Correct with or without peer access: without it the runtime stages the bytes through host memory.
+    RETURN_IF_FAILED(cudaMemcpyPeer(dst, dst_device, src, src_device, bytes));
+    // cudaMemcpyPeer may return before the bytes have landed, and the caller was promised a finished copy.
+    return cudaDeviceSynchronize();
+}
+
+cudaError_t scale_from_peer(float* dst, int dst_device, const float* src, int src_device, std::size_t n,
+                            float factor)
+{
+    if (n == 0) return cudaSuccess;
+    CurrentDeviceGuard restore_current_device;
+    RETURN_IF_FAILED(cudaSetDevice(dst_device));
+    // A kernel may dereference another device's memory only once access was opened FROM its own device;
+    // without it the kernel faults with 700. That the pair could peer is not enough.
+    const bool reads_src_directly =
+        src_device == dst_device || opened_directions.count({dst_device, src_device}) == 1;
+    if (reads_src_directly) {
+        scale_kernel<<<blocks_for(n), threads_per_block>>>(dst, src, n, factor);
+        RETURN_IF_FAILED(cudaGetLastError());
+        return cudaDeviceSynchronize();
+    }
+    // No peer path: bring the input over first (staged through host memory), then scale a local copy.
+    float* local_src = nullptr;
+    RETURN_IF_FAILED(cudaMalloc(&local_src, n * sizeof(float)));
+    cudaError_t status = copy_between_devices(local_src, dst_device, src, src_device, n * sizeof(float));
+    if (status == cudaSuccess) {
+        scale_kernel<<<blocks_for(n), threads_per_block>>>(dst, local_src, n, factor);
+        status = cudaGetLastError();
+    }
+    if (status == cudaSuccess) status = cudaDeviceSynchronize();
+    const cudaError_t freed = cudaFree(local_src);
+    return status != cudaSuccess ? status : freed;
+}
+
+cudaError_t pipelined_scale(float* dst, int dst_device, const float* src, int src_device, std::size_t n,
+                            std::size_t chunk, float factor)
+{
+    if (n == 0) return cudaSuccess;
+    if (chunk == 0) return cudaErrorInvalidValue;
+    chunk = std::min(chunk, n);
+    const std::size_t chunk_count = (n + chunk - 1) / chunk;
+    CurrentDeviceGuard restore_current_device;
+    RETURN_IF_FAILED(cudaSetDevice(dst_device));
+    Pipeline pipeline;
+    cudaError_t status = create_pipeline(pipeline, n, chunk_count);
+    if (status == cudaSuccess)
+        status = enqueue_pipeline(pipeline, dst, dst_device, src, src_device, n, chunk, factor);
+    // One wait covers everything: the last kernel waited for the last copy, which the copy stream ran
+    // after all the earlier ones.
+    if (status == cudaSuccess) status = cudaStreamSynchronize(pipeline.compute_stream);
+    else wait_for_queued_work(pipeline);
+    const cudaError_t released = destroy_pipeline(pipeline);
+    return status != cudaSuccess ? status : released;
+}
+
+int close_all_peer_access()
+{
+    CurrentDeviceGuard restore_current_device;
+    int closed = 0;
+    for (const auto& [from, to] : opened_directions) {
+        // Disabling, like enabling, acts for the current device.
+        if (cudaSetDevice(from) == cudaSuccess && cudaDeviceDisablePeerAccess(to) == cudaSuccess) {
+            ++closed;
+        } else {
+            cudaGetLastError();   // already gone (705) or no such device any more: nothing left to close
+        }
+    }
+    opened_directions.clear();
+    return closed;
+}

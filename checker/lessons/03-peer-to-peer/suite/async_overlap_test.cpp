@@ -1,0 +1,173 @@
+// Criterion "async overlap" (lesson section 3.10): pipelined_scale moves chunks with
+// cudaMemcpyPeerAsync on a stream of its own while kernels on another stream scale the chunks
+// that have arrived. Lazy and shuffled schedules turn a missing event wait into wrong results;
+// the trace and the modelled timeline show where the pipeline stops overlapping.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "device_data.h"
+#include "expectations.h"
+#include "mgpu/sim/control.h"
+#include "peer_access.h"
+#include "scenario.h"
+#include "student_calls.h"
+
+namespace {
+
+using namespace lesson3;
+using mgpu::trace::OpKind;
+
+std::string pipeline_text(int dst_device, int src_device, std::size_t n, std::size_t chunk) {
+    return "pipelined_scale(dst on " + std::to_string(dst_device) + ", src on " + std::to_string(src_device) +
+           ", n = " + std::to_string(n) + ", chunk = " + std::to_string(chunk) + ")";
+}
+
+// Runs pipelined_scale on random inputs and checks the result; the calls stay in `calls`.
+void check_pipeline(int dst_device, int src_device, std::size_t n, std::size_t chunk, std::uint64_t salt,
+                    StudentCalls& calls) {
+    const auto source = random_floats(n, salt);
+    const float factor = random_factor(salt);
+    DeviceFloats src(src_device, n), dst(dst_device, n);
+    src.upload(source);
+    dst.fill_with_guard_value();
+    cudaSetDevice(src_device);
+    const std::string what = pipeline_text(dst_device, src_device, n, chunk);
+    const cudaError_t status = calls.watch(what,
+        [&] { return pipelined_scale(dst.data(), dst_device, src.data(), src_device, n, chunk, factor); });
+    require_status(status, cudaSuccess, what, calls);
+    expect_scaled(dst.download(), source, factor, what);
+    mgpu::sim::drain_all();   // so that every queued operation has its place on the timeline
+}
+
+bool is_default_stream(std::uint64_t stream) {
+    return stream == mgpu::trace::kLegacyStream || stream == mgpu::trace::kPerThreadStream;
+}
+
+std::vector<mgpu::trace::DeviceOp> in_issue_order(std::vector<mgpu::trace::DeviceOp> ops) {
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.api_seq < b.api_seq; });
+    return ops;
+}
+
+}  // namespace
+
+TEST_CASE("async overlap: pipelined_scale gives factor * src on NVLink peers under a lazy schedule") {
+    if (!start({"hgx-h200-8", "lazy"}, "1000003 floats from device 2 to 6 in chunks of 65536")) return;
+    StudentCalls calls;
+    check_pipeline(6, 2, 1000003, 65536, 21, calls);
+}
+
+TEST_CASE("async overlap: pipelined_scale across islands under a shuffled schedule") {
+    if (!start({"islands-2x2", "shuffle:17"}, "200001 floats from device 3 to 1 in chunks of 30000")) return;
+    StudentCalls calls;
+    check_pipeline(1, 3, 200001, 30000, 22, calls);
+}
+
+TEST_CASE("async overlap: pipelined_scale without P2P under a shuffled schedule") {
+    if (!start({"pcie-4", "shuffle:29"}, "123457 floats from device 0 to 2 in chunks of 10000")) return;
+    StudentCalls calls;
+    check_pipeline(2, 0, 123457, 10000, 23, calls);
+}
+
+TEST_CASE("async overlap: copies run on a stream of their own and kernels on another, never the default stream") {
+    if (!start({"hgx-h200-8"}, "100000 floats from device 0 to 1 in chunks of 12500")) return;
+    StudentCalls calls;
+    check_pipeline(1, 0, 100000, 12500, 24, calls);
+    const auto copies = calls.calls_named("cudaMemcpyPeerAsync");
+    expect(copies.size() >= 2, "the 8 chunks are copied with cudaMemcpyPeerAsync", "8 cudaMemcpyPeerAsync calls",
+           std::to_string(copies.size()) + " calls");
+    for (const auto& copy : copies) {
+        if (!expect(!is_default_stream(copy.stream), "cudaMemcpyPeerAsync goes on a stream the pipeline created",
+                    "a stream made with cudaStreamCreateWithFlags", "the default stream (stream 0)", &copy)) {
+            break;
+        }
+        if (!expect(copy.stream == copies.front().stream, "every chunk is copied on the same copy stream",
+                    "stream " + std::to_string(copies.front().stream), "stream " + std::to_string(copy.stream), &copy)) {
+            break;
+        }
+    }
+    for (const auto& kernel : calls.ops_of(OpKind::Kernel)) {
+        const bool own_stream = !is_default_stream(kernel.stream) && (copies.empty() || kernel.stream != copies.front().stream);
+        if (!expect(own_stream, "the kernels run on a compute stream of their own, not the default or the copy stream",
+                    "a second stream of the pipeline",
+                    is_default_stream(kernel.stream) ? "the default stream" : "the copy stream")) {
+            break;
+        }
+    }
+}
+
+TEST_CASE("async overlap: no cudaDeviceSynchronize between the first and the last copy") {
+    if (!start({"hgx-h200-8", "shuffle:37"}, "100000 floats from device 4 to 7 in chunks of 10000")) return;
+    StudentCalls calls;
+    check_pipeline(7, 4, 100000, 10000, 25, calls);
+    const auto copies = calls.calls_named("cudaMemcpyPeerAsync");
+    if (!expect(!copies.empty(), "the chunks are copied with cudaMemcpyPeerAsync", "10 calls", "none")) return;
+    for (const auto& sync : calls.calls_named("cudaDeviceSynchronize")) {
+        if (sync.seq > copies.front().seq && sync.seq < copies.back().seq) {
+            expect(false, "the host does not wait for the whole device inside the pipeline (it stops the overlap)",
+                   "no cudaDeviceSynchronize between the first and the last cudaMemcpyPeerAsync",
+                   "cudaDeviceSynchronize with device " + std::to_string(sync.device) + " current", &sync);
+            break;
+        }
+    }
+}
+
+TEST_CASE("async overlap: copies and kernels overlap in time") {
+    if (!start({"hgx-h200-8"}, "2097152 floats from device 3 to 5 in chunks of 262144")) return;
+    StudentCalls calls;
+    check_pipeline(5, 3, std::size_t{1} << 21, std::size_t{1} << 18, 26, calls);
+    const auto copies = calls.ops_of(OpKind::MemcpyPeer);
+    const auto kernels = calls.ops_of(OpKind::Kernel);
+    bool overlap = false;
+    for (const auto& copy : copies) {
+        for (const auto& kernel : kernels) overlap = overlap || mgpu::trace::overlaps(copy, kernel);
+    }
+    expect(overlap, "on the modelled timeline a chunk's copy runs while an earlier chunk's kernel computes",
+           "copy and kernel intervals that overlap",
+           std::to_string(copies.size()) + " copies and " + std::to_string(kernels.size()) +
+               " kernels, none running at the same time");
+}
+
+TEST_CASE("async overlap: each chunk's kernel starts after its copy has arrived") {
+    const std::size_t chunk = 65536, n = 6 * chunk + 5;
+    if (!start({"hgx-h200-8", "shuffle:31"}, "393221 floats from device 6 to 0 in chunks of 65536")) return;
+    StudentCalls calls;
+    check_pipeline(0, 6, n, chunk, 27, calls);
+    const auto copies = in_issue_order(calls.ops_of(OpKind::MemcpyPeer));
+    const auto kernels = in_issue_order(calls.ops_of(OpKind::Kernel));
+    if (!expect(copies.size() == 7 && kernels.size() == 7, "one copy and one kernel per chunk", "7 copies, 7 kernels",
+                std::to_string(copies.size()) + " copies, " + std::to_string(kernels.size()) + " kernels")) {
+        return;
+    }
+    for (std::size_t k = 0; k < copies.size(); ++k) {
+        if (!expect(kernels[k].start_us >= copies[k].end_us - 1e-6,
+                    "chunk " + std::to_string(k) + "'s kernel waits for its copy (cudaStreamWaitEvent on its event)",
+                    "kernel starts at or after " + std::to_string(copies[k].end_us) + " us",
+                    "kernel starts at " + std::to_string(kernels[k].start_us) + " us")) {
+            break;
+        }
+    }
+}
+
+TEST_CASE("async overlap: pipelined_scale of 2^24 floats") {
+    if (!start({"hgx-h200-8"}, "16777216 floats from device 5 to 0 in chunks of 2097152")) return;
+    StudentCalls calls;
+    check_pipeline(0, 5, std::size_t{1} << 24, std::size_t{1} << 21, 28, calls);
+}
+
+TEST_CASE("async overlap: pipelined_scale with n = 0, n = 1 under a large chunk, and chunk = 0") {
+    if (!start({"h200", "lazy"}, "0, 1 and 10 floats on device 0")) return;
+    StudentCalls empty;
+    const cudaError_t nothing = empty.watch("pipelined_scale with n = 0", [] { return pipelined_scale(nullptr, 0, nullptr, 0, 0, 16, 2.0f); });
+    expect_status(nothing, cudaSuccess, "pipelined_scale with n = 0", empty);
+    StudentCalls one;
+    check_pipeline(0, 0, 1, 1000, 29, one);
+    DeviceFloats src(0, 10), dst(0, 10);
+    src.upload(random_floats(10, 30));
+    StudentCalls refused;
+    const cudaError_t status =
+        refused.watch("pipelined_scale with chunk = 0",
+                      [&] { return pipelined_scale(dst.data(), 0, src.data(), 0, 10, 0, 2.0f); });
+    expect_status(status, cudaErrorInvalidValue, "pipelined_scale with chunk = 0", refused);
+}

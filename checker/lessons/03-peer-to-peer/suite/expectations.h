@@ -1,0 +1,36 @@
+// Checks that report what a student needs: what was checked, the expected and the observed
+// value, and the file:line of the call of theirs that went wrong, when the trace knows it.
+#pragma once
+
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "mgpu/trace.h"
+#include "student_calls.h"
+
+namespace lesson3 {
+
+// "cudaErrorPeerAccessUnsupported (217)".
+std::string error_text(cudaError_t code);
+std::string error_text(int code);
+
+// Fails the case with a finding when `holds` is false; returns `holds`.
+bool expect(bool holds, const std::string& check, const std::string& expected, const std::string& observed,
+            const mgpu::trace::ApiCall* at = nullptr);
+
+// The function returned `expected`.
+bool expect_status(cudaError_t observed, cudaError_t expected, const std::string& call_text, const StudentCalls& calls);
+
+// Ends the case when a function the check needs did not work: later checks would only repeat it.
+void require_status(cudaError_t observed, cudaError_t expected, const std::string& call_text,
+                    const StudentCalls& calls);
+
+// cudaPeekAtLastError() is cudaSuccess after the student's call; if not, names the call of
+// theirs that most likely left the error.
+bool expect_no_error_left(const StudentCalls& calls, const std::string& after_what);
+
+// The current device is `device`.
+bool expect_current_device(int device, const std::string& after_what);
+
+}  // namespace lesson3

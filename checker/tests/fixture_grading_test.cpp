@@ -1,0 +1,233 @@
+// The judge end to end on its test lesson (fixtures/): each submission in fixtures/submissions
+// is built, run case by case in the sandbox and scored. Points expected here follow from the
+// fixture's rubric: "sums" 60 points over 3 cases, "division" 40 over 4 (one always skipped).
+#include <doctest/doctest.h>
+
+#include <dirent.h>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "grading.h"
+#include "reports.h"
+
+using namespace mgpu::judge;
+namespace fs = std::filesystem;
+
+namespace {
+
+GradeRequest fixture_request(const std::string& submission) {
+    GradeRequest request;
+    request.kit_root = MGPU_KIT_ROOT;
+    request.submission_dir = std::string(MGPU_FIXTURE_SUBMISSIONS) + "/" + submission;
+    request.lessons_dir = MGPU_FIXTURE_LESSONS;
+    request.lessons_build_dir = MGPU_FIXTURE_LESSONS_BUILD;
+    request.cache_dir = MGPU_CHECKER_TEST_CACHE;
+    request.case_timeout_s = 3;
+    request.memory_limit_bytes = std::size_t{256} << 20;
+    request.output_limit_bytes = std::size_t{1} << 20;
+    request.jobs = 2;
+    request.seed = 12345;
+    return request;
+}
+
+GradeReport grade(const std::string& submission) {
+    GradeReport report = grade_submission(fixture_request(submission));
+    INFO(terminal_report(report, false, false));
+    REQUIRE(report.kit_fault.empty());
+    REQUIRE(report.lessons.size() == 1);
+    return report;
+}
+
+const CaseResult& find_case(const GradeReport& report, const std::string& name) {
+    for (const auto& test : report.lessons[0].cases) {
+        if (test.name == name) return test;
+    }
+    FAIL("no case " << name);
+    throw 0;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+int count_status(const GradeReport& report, CaseStatus status) {
+    int count = 0;
+    for (const auto& test : report.lessons[0].cases) count += test.status == status ? 1 : 0;
+    return count;
+}
+
+bool process_with_argument(const std::string& marker) {
+    DIR* proc = opendir("/proc");
+    bool found = false;
+    while (dirent* entry = readdir(proc)) {
+        std::ifstream file(std::string("/proc/") + entry->d_name + "/cmdline");
+        std::string command((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        if (command.find(marker) != std::string::npos) found = true;
+    }
+    closedir(proc);
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("a correct submission gets every point that can be earned here, the skip aside") {
+    GradeReport report = grade("good");
+    INFO(terminal_report(report, false, false));
+    const LessonResult& lesson = report.lessons[0];
+    CHECK(lesson.outcome == LessonOutcome::Graded);
+    CHECK(lesson.cases.size() == 7);
+    CHECK(count_status(report, CaseStatus::Passed) == 6);
+    CHECK(count_status(report, CaseStatus::Skipped) == 1);
+    CHECK(lesson.score == doctest::Approx(90));
+    CHECK(lesson.max_score == doctest::Approx(90));
+    CHECK(report.exit_code() == 0);
+    CHECK(contains(find_case(report, "division: needs more GPUs than any machine has").reason, "64 GPUs"));
+
+    SUBCASE("the second grading of the same file comes from the cache") {
+        GradeReport again = grade("good");
+        CHECK(again.lessons[0].build_cached);
+        CHECK(again.lessons[0].score == doctest::Approx(90));
+    }
+}
+
+TEST_CASE("restricting the run to one machine skips the cases of other machines") {
+    GradeRequest request = fixture_request("good");
+    request.topology = "h200";
+    GradeReport report = grade_submission(request);
+    REQUIRE(report.lessons.size() == 1);
+    CHECK(find_case(report, "division: only on the pcie-4 machine").status == CaseStatus::Skipped);
+    CHECK(report.lessons[0].max_score == doctest::Approx(80));
+    CHECK(report.exit_code() == 0);
+}
+
+TEST_CASE("a wrong result loses that case's share, with expected and observed values") {
+    GradeReport report = grade("wrong_sum");
+    const CaseResult& sum = find_case(report, "sums: sum_up_to of 100");
+    CHECK(sum.status == CaseStatus::Failed);
+    REQUIRE(sum.findings.size() == 1);
+    CHECK(sum.findings[0].expected == "5050");
+    CHECK(sum.findings[0].observed == "4950");
+    CHECK(report.lessons[0].criteria[0].earned == doctest::Approx(40));
+    CHECK(report.lessons[0].criteria[1].earned == doctest::Approx(30));
+    CHECK(report.exit_code() == 1);
+}
+
+TEST_CASE("a crash in one function fails only the cases that call it") {
+    GradeReport report = grade("crash");
+    const CaseResult& by_zero = find_case(report, "division: by zero gives 0");
+    CHECK(by_zero.status == CaseStatus::Crashed);
+    CHECK(contains(by_zero.reason, "segmentation fault"));
+    CHECK(count_status(report, CaseStatus::Passed) == 5);
+    CHECK(report.exit_code() == 1);
+}
+
+TEST_CASE("an endless loop times out") {
+    GradeReport report = grade("hang");
+    const CaseResult& negative = find_case(report, "sums: sum_up_to of a negative number");
+    CHECK(negative.status == CaseStatus::TimedOut);
+    CHECK(contains(negative.reason, "possible infinite loop or deadlock"));
+    CHECK(count_status(report, CaseStatus::Passed) == 5);
+}
+
+TEST_CASE("exit(0) with a printed fake summary gives no verdict for that case") {
+    GradeReport report = grade("exit_midway");
+    const CaseResult& add = find_case(report, "sums: add of small numbers");
+    CHECK(add.status == CaseStatus::Crashed);
+    CHECK(contains(add.reason, "no verdict"));
+    CHECK(contains(add.output_tail, "SUCCESS"));
+    CHECK(count_status(report, CaseStatus::Passed) == 5);
+    CHECK(report.exit_code() == 1);
+}
+
+TEST_CASE("an exception from the code under test fails the case and is shown") {
+    GradeReport report = grade("throws");
+    const CaseResult& by_zero = find_case(report, "division: by zero gives 0");
+    CHECK(by_zero.status == CaseStatus::Failed);
+    bool shown = false;
+    for (const auto& finding : by_zero.findings) shown = shown || contains(finding.observed, "division by zero");
+    CHECK(shown);
+}
+
+TEST_CASE("memory and output limits stop a case, not the grading") {
+    GradeReport hog = grade("memory_hog");
+    CHECK(find_case(hog, "sums: sum_up_to of 100").status == CaseStatus::MemoryExceeded);
+    CHECK(contains(find_case(hog, "sums: sum_up_to of 100").reason, "256 MiB"));
+    GradeReport flood = grade("output_flood");
+    CHECK(find_case(flood, "sums: add of small numbers").status == CaseStatus::OutputExceeded);
+    CHECK(flood.lessons[0].criteria[1].earned == doctest::Approx(30));
+}
+
+TEST_CASE("a process left behind does not hold up grading and does not survive it") {
+    GradeReport report = grade("escapes");
+    CHECK(find_case(report, "sums: sum_up_to of 100").status == CaseStatus::Passed);
+    if (report.sandbox.rfind("process group", 0) != 0) CHECK_FALSE(process_with_argument("987654"));
+}
+
+TEST_CASE("submissions that cannot be built score 0 with the reason and exit code 3") {
+    struct Expectation {
+        const char* submission;
+        const char* kind;
+        const char* words;
+    };
+    const Expectation expectations[] = {
+        {"compile_error", "compile error", "90-fixture/arith.cpp:3:"},
+        {"global_exit", "forbidden symbol", "before main"},
+        {"constructor_attribute", "forbidden symbol", "constructor"},
+        {"missing_function", "missing function", "does not define `divide(int, int)`"},
+        {"wrong_signature", "wrong signature", "divide(long, int)"},
+        {"defines_main", "forbidden symbol", "defines main"},
+        {"replaces_library", "forbidden symbol", "`fwrite`"},
+    };
+    for (const auto& expected : expectations) {
+        CAPTURE(expected.submission);
+        GradeReport report = grade(expected.submission);
+        const LessonResult& lesson = report.lessons[0];
+        CHECK(lesson.outcome == LessonOutcome::NotBuilt);
+        CHECK(lesson.problem_kind == expected.kind);
+        CHECK(contains(lesson.problem, expected.words));
+        CHECK(lesson.score == 0);
+        CHECK(lesson.max_score == doctest::Approx(100));
+        CHECK(report.exit_code() == 3);
+        CHECK(contains(terminal_report(report, false, false), expected.words));
+    }
+}
+
+TEST_CASE("a missing file is named with the path the student should use") {
+    fs::path empty = fs::path(MGPU_CHECKER_TEST_CACHE) / "empty-submission";
+    fs::create_directories(empty / "90-fixture");
+    GradeRequest request = fixture_request("good");
+    request.submission_dir = empty.string();
+    GradeReport report = grade_submission(request);
+    REQUIRE(report.lessons.size() == 1);
+    CHECK(report.lessons[0].problem_kind == "missing file");
+    CHECK(contains(report.lessons[0].problem, "empty-submission/90-fixture/arith.cpp"));
+    CHECK(report.exit_code() == 3);
+}
+
+TEST_CASE("a broken kit is exit code 4 with a message, never a crash") {
+    GradeRequest request = fixture_request("good");
+    request.lessons_dir = "/nonexistent/lessons";
+    GradeReport report = grade_submission(request);
+    CHECK(report.exit_code() == 4);
+    CHECK(contains(report.kit_fault, "/nonexistent/lessons"));
+    request = fixture_request("good");
+    request.lesson = 7;
+    CHECK(contains(grade_submission(request).kit_fault, "no checker for lesson 7"));
+}
+
+TEST_CASE("run_grade_command writes results.json and JUnit XML") {
+    GradeRequest request = fixture_request("wrong_sum");
+    request.quiet = true;
+    request.json_out = std::string(MGPU_CHECKER_TEST_CACHE) + "/results.json";
+    request.junit_out = std::string(MGPU_CHECKER_TEST_CACHE) + "/junit.xml";
+    CHECK(run_grade_command(request) == 1);
+    std::ifstream json_file(request.json_out);
+    auto document = nlohmann::json::parse(json_file);
+    CHECK(document["score"].get<double>() == doctest::Approx(70));
+    CHECK(document["max_score"].get<double>() == doctest::Approx(90));
+    std::ifstream xml_file(request.junit_out);
+    std::string xml((std::istreambuf_iterator<char>(xml_file)), std::istreambuf_iterator<char>());
+    CHECK(contains(xml, "failures=\"1\""));
+    CHECK(contains(xml, "skipped=\"1\""));
+}

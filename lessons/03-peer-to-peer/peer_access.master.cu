@@ -1,0 +1,359 @@
+#ifdef SOLUTION
+// Lesson 3, peer-to-peer memory access: the reference solution of peer_access.h.
+// Generated from lessons/03-peer-to-peer/peer_access.master.cu by tools/lessons/make-exercise;
+// edit the master, not this file.
+#else
+// Lesson 3, peer-to-peer memory access: write the bodies marked TODO(1) to TODO(7).
+// Each TODO names the section of lessons/03-peer-to-peer/README.md that teaches it.
+//   tools/mgpu run 3     builds this file with main.cu and shows what works so far
+//   tools/mgpu check 3   grades it on several simulated machines
+// Every body compiles as given and returns a harmless default until you write it.
+#endif
+#include "peer_access.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <set>
+#include <utility>
+#include <vector>
+
+// Hands the first failing call's code back to the caller, who then knows exactly which CUDA error
+// stopped the work.
+#define RETURN_IF_FAILED(call)                                     \
+    do {                                                           \
+        const cudaError_t failed_status_ = (call);                 \
+        if (failed_status_ != cudaSuccess) return failed_status_;  \
+    } while (0)
+
+namespace {
+
+// Makes the caller's current device current again on every path out of a scope. A library function
+// that leaves another device current breaks the caller's next cudaMalloc or kernel launch, which
+// would then land on the wrong GPU.
+class CurrentDeviceGuard {
+public:
+    CurrentDeviceGuard()
+    {
+        if (cudaGetDevice(&saved_) != cudaSuccess) {
+            saved_ = -1;
+            cudaGetLastError();   // no device to come back to; that is not the caller's error
+        }
+    }
+    ~CurrentDeviceGuard()
+    {
+        if (saved_ >= 0) cudaSetDevice(saved_);
+    }
+    CurrentDeviceGuard(const CurrentDeviceGuard&) = delete;
+    CurrentDeviceGuard& operator=(const CurrentDeviceGuard&) = delete;
+
+private:
+    int saved_ = -1;
+};
+
+// Directions (from, to) that open_peer_access opened. close_all_peer_access closes exactly these,
+// and leaves access that other code opened to that code.
+std::set<std::pair<int, int>> opened_directions;
+
+constexpr unsigned threads_per_block = 256;
+
+// Enough blocks to give every element its own thread, capped near a few blocks per SM of a large GPU:
+// the grid-stride loop in scale_kernel lets a smaller grid cover any n.
+#ifdef SOLUTION
+constexpr unsigned blocks_for(std::size_t n)
+#else
+// [[maybe_unused]] keeps the compiler quiet about this helper and scale_kernel until your code
+// uses them; you may delete it then.
+[[maybe_unused]] constexpr unsigned blocks_for(std::size_t n)
+#endif
+{
+    const std::size_t wanted = (n + threads_per_block - 1) / threads_per_block;
+    return wanted < 1024 ? (wanted == 0 ? 1u : static_cast<unsigned>(wanted)) : 1024u;
+}
+
+// dst[i] = factor * src[i] for every i < n, whatever the grid size.
+#ifdef SOLUTION
+__global__ void scale_kernel(float* dst, const float* src, std::size_t n, float factor)
+#else
+[[maybe_unused]] __global__ void scale_kernel(float* dst, const float* src, std::size_t n, float factor)
+#endif
+{
+#ifdef SOLUTION
+    const std::size_t stride = static_cast<std::size_t>(blockDim.x) * gridDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        dst[i] = factor * src[i];
+#else
+    // TODO(5a) (lesson 3, section 3.8): a grid-stride loop, as in lesson 2: start at this thread's
+    // global index, step by the number of threads in the whole grid, stop at n, and write
+    // dst[i] = factor * src[i]. Compute the index in std::size_t (cast blockIdx.x before multiplying):
+    // unsigned int arithmetic wraps around past 4 Gi elements.
+    (void)dst, (void)src, (void)n, (void)factor;   // delete this line once you use them
+#endif
+}
+
+#ifdef SOLUTION
+// Everything one pipelined_scale call creates, kept together so that every way out of the call
+// can release all of it.
+struct Pipeline {
+    float* staging = nullptr;              // on dst_device; chunk k lands at the same offset as in src
+    cudaStream_t copy_stream = nullptr;
+    cudaStream_t compute_stream = nullptr;
+    std::vector<cudaEvent_t> chunk_arrived;  // one per chunk, recorded after that chunk's copy
+};
+
+cudaError_t create_pipeline(Pipeline& pipeline, std::size_t n, std::size_t chunk_count)
+{
+    RETURN_IF_FAILED(cudaMalloc(&pipeline.staging, n * sizeof(float)));
+    // Non-blocking streams never wait for the legacy default stream (and it never waits for them),
+    // so unrelated work on stream 0 cannot serialise the copies against the kernels.
+    RETURN_IF_FAILED(cudaStreamCreateWithFlags(&pipeline.copy_stream, cudaStreamNonBlocking));
+    RETURN_IF_FAILED(cudaStreamCreateWithFlags(&pipeline.compute_stream, cudaStreamNonBlocking));
+    pipeline.chunk_arrived.reserve(chunk_count);
+    for (std::size_t k = 0; k < chunk_count; ++k) {
+        cudaEvent_t arrived = nullptr;
+        RETURN_IF_FAILED(cudaEventCreate(&arrived));
+        pipeline.chunk_arrived.push_back(arrived);
+    }
+    return cudaSuccess;
+}
+
+// Queues every chunk: its copy on the copy stream, then its kernel on the compute stream, ordered by
+// the chunk's event. The host never waits here, so copy k+1 can run while kernel k computes.
+cudaError_t enqueue_pipeline(const Pipeline& pipeline, float* dst, int dst_device, const float* src,
+                             int src_device, std::size_t n, std::size_t chunk, float factor)
+{
+    for (std::size_t first = 0, k = 0; first < n; first += chunk, ++k) {
+        const std::size_t count = std::min(chunk, n - first);
+        RETURN_IF_FAILED(cudaMemcpyPeerAsync(pipeline.staging + first, dst_device, src + first, src_device,
+                                             count * sizeof(float), pipeline.copy_stream));
+        RETURN_IF_FAILED(cudaEventRecord(pipeline.chunk_arrived[k], pipeline.copy_stream));
+        // Without this wait the kernel could read the staging slot before its chunk has landed.
+        RETURN_IF_FAILED(cudaStreamWaitEvent(pipeline.compute_stream, pipeline.chunk_arrived[k], 0));
+        scale_kernel<<<blocks_for(count), threads_per_block, 0, pipeline.compute_stream>>>(
+            dst + first, pipeline.staging + first, count, factor);
+        RETURN_IF_FAILED(cudaGetLastError());
+    }
+    return cudaSuccess;
+}
+
+// After a failure part of the work may still be queued; it must finish before its buffers go away.
+void wait_for_queued_work(const Pipeline& pipeline)
+{
+    if (pipeline.copy_stream != nullptr) cudaStreamSynchronize(pipeline.copy_stream);
+    if (pipeline.compute_stream != nullptr) cudaStreamSynchronize(pipeline.compute_stream);
+    cudaGetLastError();   // the caller gets the first error from the return value
+}
+
+// Releases whatever create_pipeline made, even after a partial failure; reports the first error.
+cudaError_t destroy_pipeline(Pipeline& pipeline)
+{
+    cudaError_t first_error = cudaSuccess;
+    const auto keep_first = [&first_error](cudaError_t status) {
+        if (first_error == cudaSuccess) first_error = status;
+    };
+    for (cudaEvent_t arrived : pipeline.chunk_arrived) keep_first(cudaEventDestroy(arrived));
+    if (pipeline.compute_stream != nullptr) keep_first(cudaStreamDestroy(pipeline.compute_stream));
+    if (pipeline.copy_stream != nullptr) keep_first(cudaStreamDestroy(pipeline.copy_stream));
+    keep_first(cudaFree(pipeline.staging));
+    pipeline = Pipeline{};
+    return first_error;
+}
+
+#endif
+}  // namespace
+
+bool can_reach(int from, int to)
+{
+#ifdef SOLUTION
+    if (from == to) return false;   // a device is never its own peer: its own memory needs no access
+    int can_access = 0;
+    if (cudaDeviceCanAccessPeer(&can_access, from, to) != cudaSuccess) {
+        cudaGetLastError();   // ids that are not devices give 101; the caller asked a yes-or-no question
+        return false;
+    }
+    return can_access == 1;
+#else
+    // TODO(1) (lesson 3, section 3.4): ask the runtime with cudaDeviceCanAccessPeer(&answer, from, to).
+    // - The same device is never its own peer: answer false without asking.
+    // - Ids that are not devices make the call fail (101). Answer false, and clear that error with
+    //   cudaGetLastError() so that it is not left behind for the caller to trip over.
+    (void)from, (void)to;   // delete this line once you use them
+    return false;
+#endif
+}
+
+cudaError_t open_peer_access(int from, int to)
+{
+#ifdef SOLUTION
+    if (!can_reach(from, to)) return cudaErrorPeerAccessUnsupported;
+    CurrentDeviceGuard restore_current_device;
+    // Access is granted to kernels of the current device, so `from` must be current when enabling.
+    RETURN_IF_FAILED(cudaSetDevice(from));
+    const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
+    if (status == cudaErrorPeerAccessAlreadyEnabled) {
+        // Already open is what the caller wants. The runtime still stores 704 as the last error,
+        // where it would look like a failure to the next cudaGetLastError; read it away.
+        cudaGetLastError();
+        return cudaSuccess;
+    }
+    if (status == cudaSuccess) opened_directions.insert({from, to});
+    return status;
+#else
+    // TODO(2) (lesson 3, sections 3.5 and 3.6): open ONE direction: kernels on `from` may then use
+    // memory on `to`.
+    // - Check first with can_reach; when it says no, return cudaErrorPeerAccessUnsupported (217)
+    //   without calling cudaDeviceEnablePeerAccess at all.
+    // - Enabling works on the CURRENT device: make `from` current, call cudaDeviceEnablePeerAccess(to, 0).
+    //   Give the caller back their current device before returning, on every path
+    //   (a CurrentDeviceGuard at the top of the function does that for you).
+    // - 704 (cudaErrorPeerAccessAlreadyEnabled) means it is already open: treat it as success and
+    //   clear it with cudaGetLastError(), because the runtime keeps it as the last error.
+    // - Remember each direction you opened in opened_directions; TODO(7) closes them.
+    (void)from, (void)to;   // delete this line once you use them
+    return cudaErrorNotSupported;
+#endif
+}
+
+int open_all_peer_access()
+{
+#ifdef SOLUTION
+    int device_count = 0;
+    if (cudaGetDeviceCount(&device_count) != cudaSuccess) {
+        cudaGetLastError();   // no devices: nothing to open
+        return 0;
+    }
+    int open = 0;
+    for (int from = 0; from < device_count; ++from)
+        for (int to = 0; to < device_count; ++to)
+            if (can_reach(from, to) && open_peer_access(from, to) == cudaSuccess) ++open;
+    return open;
+#else
+    // TODO(3) (lesson 3, section 3.5): for every ordered pair (from, to) of the cudaGetDeviceCount
+    // devices, open the direction with open_peer_access when can_reach says it can peer.
+    // Count the directions that are open afterwards (already open counts too) and return the count.
+    return 0;
+#endif
+}
+
+cudaError_t copy_between_devices(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes)
+{
+#ifdef SOLUTION
+    if (bytes == 0) return cudaSuccess;
+    CurrentDeviceGuard restore_current_device;
+    RETURN_IF_FAILED(cudaSetDevice(dst_device));
+    // Correct with or without peer access: without it the runtime stages the bytes through host memory.
+    RETURN_IF_FAILED(cudaMemcpyPeer(dst, dst_device, src, src_device, bytes));
+    // cudaMemcpyPeer may return before the bytes have landed, and the caller was promised a finished copy.
+    return cudaDeviceSynchronize();
+#else
+    // TODO(4) (lesson 3, sections 3.7 and 3.9): one cudaMemcpyPeer(dst, dst_device, src, src_device, bytes).
+    // It is correct whether or not the pair can peer. It may return before the copy has finished, so
+    // wait for it (cudaDeviceSynchronize with dst_device current, then restore the caller's device).
+    // Copying 0 bytes is a success.
+    (void)dst, (void)dst_device, (void)src, (void)src_device, (void)bytes;   // delete once used
+    return cudaErrorNotSupported;
+#endif
+}
+
+cudaError_t scale_from_peer(float* dst, int dst_device, const float* src, int src_device, std::size_t n,
+                            float factor)
+{
+#ifdef SOLUTION
+    if (n == 0) return cudaSuccess;
+    CurrentDeviceGuard restore_current_device;
+    RETURN_IF_FAILED(cudaSetDevice(dst_device));
+    // A kernel may dereference another device's memory only once access was opened FROM its own device;
+    // without it the kernel faults with 700. That the pair could peer is not enough.
+    const bool reads_src_directly =
+        src_device == dst_device || opened_directions.count({dst_device, src_device}) == 1;
+    if (reads_src_directly) {
+        scale_kernel<<<blocks_for(n), threads_per_block>>>(dst, src, n, factor);
+        RETURN_IF_FAILED(cudaGetLastError());
+        return cudaDeviceSynchronize();
+    }
+    // No peer path: bring the input over first (staged through host memory), then scale a local copy.
+    float* local_src = nullptr;
+    RETURN_IF_FAILED(cudaMalloc(&local_src, n * sizeof(float)));
+    cudaError_t status = copy_between_devices(local_src, dst_device, src, src_device, n * sizeof(float));
+    if (status == cudaSuccess) {
+        scale_kernel<<<blocks_for(n), threads_per_block>>>(dst, local_src, n, factor);
+        status = cudaGetLastError();
+    }
+    if (status == cudaSuccess) status = cudaDeviceSynchronize();
+    const cudaError_t freed = cudaFree(local_src);
+    return status != cudaSuccess ? status : freed;
+#else
+    // TODO(5) (lesson 3, sections 3.8 and 3.9): dst[i] = factor * src[i], computed on dst_device.
+    // - First write scale_kernel above (TODO(5a)).
+    // - Make dst_device current (and restore the caller's device at the end).
+    // - If access from dst_device to src_device is open (in opened_directions), or both are the same
+    //   device, launch scale_kernel on src directly: the kernel reads across the link.
+    // - Otherwise reading src from a kernel on dst_device faults (700). Copy src into a cudaMalloc'ed
+    //   buffer on dst_device with copy_between_devices, scale that, and cudaFree it.
+    // - Check the launch with cudaGetLastError(), wait with cudaDeviceSynchronize(). n == 0 does nothing.
+    (void)dst, (void)dst_device, (void)src, (void)src_device, (void)n, (void)factor;   // delete once used
+    return cudaErrorNotSupported;
+#endif
+}
+
+cudaError_t pipelined_scale(float* dst, int dst_device, const float* src, int src_device, std::size_t n,
+                            std::size_t chunk, float factor)
+{
+#ifdef SOLUTION
+    if (n == 0) return cudaSuccess;
+    if (chunk == 0) return cudaErrorInvalidValue;
+    chunk = std::min(chunk, n);
+    const std::size_t chunk_count = (n + chunk - 1) / chunk;
+    CurrentDeviceGuard restore_current_device;
+    RETURN_IF_FAILED(cudaSetDevice(dst_device));
+    Pipeline pipeline;
+    cudaError_t status = create_pipeline(pipeline, n, chunk_count);
+    if (status == cudaSuccess)
+        status = enqueue_pipeline(pipeline, dst, dst_device, src, src_device, n, chunk, factor);
+    // One wait covers everything: the last kernel waited for the last copy, which the copy stream ran
+    // after all the earlier ones.
+    if (status == cudaSuccess) status = cudaStreamSynchronize(pipeline.compute_stream);
+    else wait_for_queued_work(pipeline);
+    const cudaError_t released = destroy_pipeline(pipeline);
+    return status != cudaSuccess ? status : released;
+#else
+    // TODO(6) (lesson 3, section 3.10): the same result as scale_from_peer, with copies and kernels
+    // overlapping. With dst_device current (restore the caller's device at the end):
+    // - cudaMalloc a staging buffer of n floats on dst_device; create a copy stream and a compute
+    //   stream with cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), and one event per chunk.
+    // - For each chunk of `chunk` elements (the last one may be shorter):
+    //     cudaMemcpyPeerAsync into the staging buffer at the chunk's offset, on the copy stream;
+    //     cudaEventRecord(the chunk's event, copy stream);
+    //     cudaStreamWaitEvent(compute stream, the chunk's event, 0);
+    //     scale_kernel<<<blocks, threads, 0, compute stream>>> on that chunk, then cudaGetLastError().
+    // - Wait once at the end with cudaStreamSynchronize(compute stream). Never cudaDeviceSynchronize
+    //   inside the loop: it would stop the overlap.
+    // - Destroy the events and streams and free the staging buffer on every path.
+    // - n == 0 does nothing; chunk == 0 returns cudaErrorInvalidValue.
+    (void)dst, (void)dst_device, (void)src, (void)src_device, (void)n, (void)chunk, (void)factor;   // delete once used
+    return cudaErrorNotSupported;
+#endif
+}
+
+int close_all_peer_access()
+{
+#ifdef SOLUTION
+    CurrentDeviceGuard restore_current_device;
+    int closed = 0;
+    for (const auto& [from, to] : opened_directions) {
+        // Disabling, like enabling, acts for the current device.
+        if (cudaSetDevice(from) == cudaSuccess && cudaDeviceDisablePeerAccess(to) == cudaSuccess) {
+            ++closed;
+        } else {
+            cudaGetLastError();   // already gone (705) or no such device any more: nothing left to close
+        }
+    }
+    opened_directions.clear();
+    return closed;
+#else
+    // TODO(7) (lesson 3, section 3.11): close every direction in opened_directions: make `from`
+    // current and call cudaDeviceDisablePeerAccess(to). Count the ones that close; for one that fails
+    // (705: not open any more), clear the error with cudaGetLastError(). Then empty opened_directions,
+    // restore the caller's device, and return the count.
+    return 0;
+#endif
+}

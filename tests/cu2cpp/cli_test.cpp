@@ -1,0 +1,128 @@
+// The cu2cpp program end to end: it writes the rewritten file, rewrites local headers beside it,
+// lists what it read in a depfile, reports unreadable launches as file:line errors, and its #line
+// directives make the compiler's messages point at the original file and lines.
+// Needs CU2CPP (the program), CXX (the C++ compiler command) and SIM_INCLUDE in the environment.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string env(const char* name) {
+    const char* value = std::getenv(name);
+    REQUIRE_MESSAGE(value != nullptr, name << " must be set (meson test sets it)");
+    return value;
+}
+
+struct Folder {
+    fs::path path;
+    Folder() {
+        char pattern[] = "/tmp/cu2cpp-cli-XXXXXX";
+        path = ::mkdtemp(pattern);
+    }
+    ~Folder() { fs::remove_all(path); }
+    fs::path write(const std::string& name, const std::string& text) const {
+        const fs::path file = path / name;
+        fs::create_directories(file.parent_path());
+        std::ofstream(file) << text;
+        return file;
+    }
+};
+
+std::string read(const fs::path& file) {
+    std::ifstream in(file);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Runs a shell command in `dir`; returns its exit status, with stderr in *errors.
+int run(const fs::path& dir, const std::string& command, std::string* errors = nullptr) {
+    const fs::path log = dir / "stderr.txt";
+    const int status = std::system(("cd '" + dir.string() + "' && " + command + " 2> '" + log.string() + "'").c_str());
+    if (errors) *errors = read(log);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string cu2cpp() { return std::string("'").append(env("CU2CPP")).append("'"); }
+
+}  // namespace
+
+TEST_CASE("compiler errors in a rewritten file point at the original file and line") {
+    Folder folder;
+    folder.write("bad.cu",
+                 "#include <cstdio>\n"                                      // 1
+                 "__global__ void k(float* x, int n) {\n"                   // 2
+                 "    if (threadIdx.x < n) x[threadIdx.x] = 1.0f;\n"       // 3
+                 "}\n"                                                      // 4
+                 "int main() {\n"                                           // 5
+                 "    float* x = nullptr;\n"                                // 6
+                 "    k<<<1,\n"                                             // 7
+                 "        32>>>(x,\n"                                       // 8
+                 "              4);\n"                                      // 9
+                 "    int wrong = \"text\";\n"                              // 10
+                 "    k<<<1, 1>>>(x, \"four\");\n"                          // 11
+                 "}\n");
+    REQUIRE(run(folder.path, cu2cpp() + " bad.cu -o out/bad.cu.cpp") == 0);
+    std::string errors;
+    CHECK(run(folder.path, env("CXX") + " -std=c++20 -fsyntax-only -I'" + env("SIM_INCLUDE") + "' out/bad.cu.cpp",
+              &errors) != 0);
+    CHECK(errors.find("bad.cu:10:") != std::string::npos);
+    CHECK(errors.find("bad.cu:11:") != std::string::npos);
+    CHECK(errors.find("bad.cu:7:") == std::string::npos);   // the multi-line launch is fine
+}
+
+TEST_CASE("a launch that cannot be read stops cu2cpp with file:line: error and status 1") {
+    Folder folder;
+    folder.write("unbalanced.cu", "__global__ void k() {}\nvoid f() {\n    k<<<1, 2;\n}\n");
+    std::string errors;
+    CHECK(run(folder.path, cu2cpp() + " unbalanced.cu -o out.cpp", &errors) == 1);
+    CHECK(errors.rfind("unbalanced.cu:3: error: ", 0) == 0);
+    CHECK_FALSE(fs::exists(folder.path / "out.cpp"));
+
+    CHECK(run(folder.path, cu2cpp() + " --display-name student/k.cu unbalanced.cu -o out.cpp", &errors) == 1);
+    CHECK(errors.rfind("student/k.cu:3: error: ", 0) == 0);
+}
+
+TEST_CASE("local headers are rewritten beside the output and listed in the depfile") {
+    Folder folder;
+    folder.write("src/kernels/launch.cuh",
+                 "#pragma once\n#include \"../common.h\"\n"
+                 "__global__ void fill(int* p) { p[threadIdx.x] = VALUE; }\n"
+                 "inline void run_fill(int* p) { fill<<<1, 4>>>(p); }\n");
+    folder.write("src/common.h", "#pragma once\n#define VALUE 7\n");
+    folder.write("src/main.cu", "#include \"kernels/launch.cuh\"\n#include <cstdio>\nint main() { return 0; }\n");
+    REQUIRE(run(folder.path, cu2cpp() + " src/main.cu build/main.cu.cpp --depfile build/main.d") == 0);
+
+    const std::string main_text = read(folder.path / "build/main.cu.cpp");
+    const fs::path headers = fs::absolute(folder.path / "build/main.cu.cpp.headers");
+    CHECK(main_text.find("#line 1 \"src/main.cu\"") != std::string::npos);
+    CHECK(main_text.find("#include \"" + (headers / "1_launch.cuh").string() + "\"") != std::string::npos);
+    const std::string header_text = read(headers / "1_launch.cuh");
+    CHECK(header_text.rfind("#line 1 \"src/kernels/launch.cuh\"\n", 0) == 0);
+    CHECK(header_text.find("KernelLauncher< fill >") != std::string::npos);
+    CHECK(header_text.find("#include \"" + (headers / "2_common.h").string() + "\"") != std::string::npos);
+    CHECK(read(folder.path / "build/main.d") ==
+          "build/main.cu.cpp: src/main.cu src/kernels/launch.cuh src/kernels/../common.h\n");
+
+    std::string errors;
+    CHECK(run(folder.path, env("CXX") + " -std=c++20 -fsyntax-only -I'" + env("SIM_INCLUDE") + "' build/main.cu.cpp",
+              &errors) == 0);
+    CHECK(errors.empty());
+}
+
+TEST_CASE("--help explains the limits; a missing output is a usage error") {
+    Folder folder;
+    CHECK(run(folder.path, cu2cpp() + " --help > help.txt") == 0);
+    CHECK(read(folder.path / "help.txt").find("Limits:") != std::string::npos);
+    std::string errors;
+    CHECK(run(folder.path, cu2cpp() + " only-input.cu", &errors) == 2);
+    CHECK(errors.find("no output file") != std::string::npos);
+}

@@ -1,0 +1,101 @@
+#include "args.h"
+
+#include <sstream>
+
+#include "exit_codes.h"
+
+namespace mgpu::cli {
+
+std::optional<std::string> ParsedArgs::value(const std::string& name) const {
+    auto found = values.find(name);
+    if (found == values.end()) return std::nullopt;
+    return found->second;
+}
+
+namespace {
+
+const OptionSpec* find_option(const CommandSpec& spec, const std::string& name) {
+    for (const auto& option : spec.options)
+        if (option.name == name) return &option;
+    return nullptr;
+}
+
+bool looks_like_option(const std::string& arg) {
+    return arg.size() > 1 && arg[0] == '-';
+}
+
+}  // namespace
+
+ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& args) {
+    ParsedArgs parsed;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--") {
+            if (!spec.takes_passthrough)
+                throw UsageError("'" + spec.name + "' does not pass arguments on to a program, so '--' has no use here");
+            parsed.passthrough.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+            break;
+        }
+        if (arg == "-h" || arg == "--help") {
+            parsed.help = true;
+            continue;
+        }
+        if (!looks_like_option(arg)) {
+            if (spec.max_positionals >= 0 && static_cast<int>(parsed.positionals.size()) >= spec.max_positionals) {
+                if (spec.max_positionals == 0)
+                    throw UsageError("'" + spec.name + "' takes no arguments besides options, but got '" + arg + "'");
+                throw UsageError("'" + spec.name + "' takes at most " + std::to_string(spec.max_positionals) +
+                                 " argument(s); '" + arg + "' is one too many");
+            }
+            parsed.positionals.push_back(arg);
+            continue;
+        }
+        std::string name = arg;
+        std::optional<std::string> inline_value;
+        if (auto equals = arg.find('='); equals != std::string::npos) {
+            name = arg.substr(0, equals);
+            inline_value = arg.substr(equals + 1);
+        }
+        const OptionSpec* option = find_option(spec, name);
+        if (option == nullptr)
+            throw UsageError("'" + spec.name + "' has no option '" + name + "'");
+        if (option->value_name.empty()) {
+            if (inline_value)
+                throw UsageError(name + " is a switch and takes no value (got '" + *inline_value + "')");
+            parsed.flags.insert(name);
+            continue;
+        }
+        if (inline_value) {
+            parsed.values[name] = *inline_value;
+        } else if (i + 1 < args.size() && args[i + 1] != "--") {
+            parsed.values[name] = args[++i];
+        } else {
+            throw UsageError(name + " needs a value: " + name + " " + option->value_name);
+        }
+        if (parsed.values[name].empty())
+            throw UsageError(name + " was given an empty value; expected " + option->value_name);
+    }
+    return parsed;
+}
+
+std::string format_help(const CommandSpec& spec) {
+    std::ostringstream out;
+    out << "Usage: tools/mgpu " << spec.usage << "\n\n" << spec.summary << "\n";
+    if (!spec.description.empty()) out << "\n" << spec.description << "\n";
+    if (!spec.options.empty()) {
+        out << "\nOptions:\n";
+        std::size_t width = 0;
+        for (const auto& option : spec.options) {
+            std::size_t length = option.name.size() + (option.value_name.empty() ? 0 : option.value_name.size() + 1);
+            width = std::max(width, length);
+        }
+        for (const auto& option : spec.options) {
+            std::string head = option.name + (option.value_name.empty() ? "" : " " + option.value_name);
+            out << "  " << head << std::string(width - head.size() + 2, ' ') << option.help << "\n";
+        }
+    }
+    if (!spec.examples.empty()) out << "\nExamples:\n" << spec.examples;
+    return out.str();
+}
+
+}  // namespace mgpu::cli

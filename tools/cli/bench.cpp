@@ -1,0 +1,53 @@
+#include <filesystem>
+#include <iostream>
+
+#include "command.h"
+#include "exit_codes.h"
+#include "process.h"
+
+namespace mgpu::cli {
+
+namespace {
+
+struct Bench {
+    const char* name;
+    const char* what;
+};
+
+constexpr Bench kBenches[] = {
+    {"sim", "the simulator's own speed and memory: kernels against plain C++, __syncthreads, resident memory"},
+};
+
+int bench(const Kit& kit, const ParsedArgs& args) {
+    if (args.positionals.empty()) {
+        std::cout << "Benches (run one with tools/mgpu bench NAME):\n";
+        for (const auto& entry : kBenches) std::cout << "  " << entry.name << "  " << entry.what << "\n";
+        return kExitOk;
+    }
+    const std::string& name = args.positionals.front();
+    if (name != "sim") throw UsageError("there is no bench '" + name + "'; run 'tools/mgpu bench' for the list");
+    const std::filesystem::path program = kit.bench_sim();
+    if (program.empty() || !std::filesystem::exists(program))
+        throw SetupError("the simulator bench (bench-sim) is not built in " + kit.build.string());
+    std::vector<std::string> argv = {program.string()};
+    argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
+    return run_process(argv).shell_code();
+}
+
+}  // namespace
+
+const Command bench_command = {
+    "The kit itself",
+    {
+        .name = "bench",
+        .usage = "bench [sim] [-- ARGS]",
+        .summary = "Lists the benches, or runs one and shows what it measured.",
+        .description = "Each figure is printed with its target and PASS or MISS; the exit code is the bench's\n"
+                       "own (1 when a figure misses its target).",
+        .max_positionals = 1,
+        .takes_passthrough = true,
+    },
+    bench,
+};
+
+}  // namespace mgpu::cli

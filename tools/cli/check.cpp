@@ -1,0 +1,164 @@
+// `check` and `grade` hand over to the checker's judge, which builds the code, runs each test
+// case in its own sandboxed process and scores it by the lesson's rubric.
+#include <filesystem>
+#include <iostream>
+#include <unistd.h>
+
+#include "command.h"
+#include "exit_codes.h"
+#include "kit_config.h"
+#include "lessons.h"
+#include "topology_choice.h"
+
+#if MGPU_HAVE_CHECKER
+#include "grade.h"
+#endif
+
+namespace mgpu::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct GradeChoice {
+    fs::path submission;
+    int lesson = 0;  // 0: every lesson the submission has
+    std::string json_out, junit_out, topology, backend = "sim";
+    std::uint64_t seed = 0;
+    int jobs = 0;
+    bool quiet = false;
+};
+
+std::uint64_t whole_number(const std::string& option, const std::string& text) {
+    try {
+        std::size_t used = 0;
+        unsigned long long value = std::stoull(text, &used);
+        if (used == text.size()) return value;
+    } catch (const std::exception&) {
+    }
+    throw UsageError(option + " takes a whole number, not '" + text + "'");
+}
+
+int lesson_number(const std::string& text) {
+    auto number = parse_lesson_number(text);
+    if (!number) throw UsageError("'" + text + "' is not a lesson number (1, 2, 3, ...)");
+    return *number;
+}
+
+// The options check and grade share.
+void read_common(const ParsedArgs& args, GradeChoice& choice) {
+    if (auto topology = args.value("--topology")) choice.topology = checked_topology(*topology);
+    if (auto backend = args.value("--backend")) {
+        if (*backend != "sim" && *backend != "cuda" && *backend != "auto")
+            throw UsageError("--backend is sim, cuda or auto, not '" + *backend + "'");
+        choice.backend = *backend;
+    }
+    if (auto seed = args.value("--seed")) choice.seed = whole_number("--seed", *seed);
+}
+
+#if MGPU_HAVE_CHECKER
+int hand_to_judge(const Kit& kit, const GradeChoice& choice) {
+    judge::GradeRequest request;
+    request.kit_root = kit.root.string();
+    request.submission_dir = fs::absolute(choice.submission).lexically_normal().string();
+    request.lesson = choice.lesson;
+    request.json_out = choice.json_out.empty() ? "" : fs::absolute(choice.json_out).string();
+    request.junit_out = choice.junit_out.empty() ? "" : fs::absolute(choice.junit_out).string();
+    request.topology = choice.topology;
+    request.backend = choice.backend;
+    request.quiet = choice.quiet;
+    request.jobs = choice.jobs;
+    request.seed = choice.seed;
+    request.cache_dir = (kit.build / "checker-cache").string();
+    request.lessons_build_dir = (kit.build / "checker" / "lessons").string();
+    request.color = ::isatty(STDOUT_FILENO);
+    return judge::run_grade_command(request);
+}
+#else
+int hand_to_judge(const Kit&, const GradeChoice&) {
+    std::cerr << "mgpu: the checker is not part of this build of the kit, so nothing can be graded.\n"
+                 "tools/mgpu run LESSON still builds and runs an exercise on the simulated machine.\n";
+    return kExitSetupProblem;
+}
+#endif
+
+int check(const Kit& kit, const ParsedArgs& args) {
+    GradeChoice choice;
+    choice.submission = kit.root / "exercises";
+    if (!args.positionals.empty()) {
+        choice.lesson = lesson_number(args.positionals.front());
+        if (!lesson_folder(choice.submission, choice.lesson))
+            throw UsageError(no_such_lesson(choice.submission, choice.lesson));
+    }
+    read_common(args, choice);
+    return hand_to_judge(kit, choice);
+}
+
+int grade(const Kit& kit, const ParsedArgs& args) {
+    if (args.positionals.empty()) throw UsageError("say which submission folder to grade");
+    GradeChoice choice;
+    choice.submission = args.positionals.front();
+    if (!fs::is_directory(choice.submission))
+        throw UsageError("there is no folder '" + choice.submission.string() + "'");
+    if (auto lesson = args.value("--lesson")) choice.lesson = lesson_number(*lesson);
+    choice.json_out = args.value("--json").value_or("");
+    choice.junit_out = args.value("--junit").value_or("");
+    if (auto jobs = args.value("--jobs")) choice.jobs = static_cast<int>(whole_number("--jobs", *jobs));
+    choice.quiet = args.has("--quiet");
+    read_common(args, choice);
+    return hand_to_judge(kit, choice);
+}
+
+const OptionSpec kTopologyOption = {"--topology", "NAME|FILE",
+                                    "run only the scenarios on this machine, instead of the lesson's set"};
+const OptionSpec kBackendOption = {"--backend", "sim|cuda|auto",
+                                   "the simulated machine (default), real GPUs, or real GPUs when present"};
+const OptionSpec kSeedOption = {"--seed", "N", "the seed of the random inputs (each report prints the one it used)"};
+
+const char* kExitCodes =
+    "Exit codes: 0 every check passed, 1 some checks failed, 2 a bad option, 3 the code could not be\n"
+    "built (compile error, missing file), 4 the kit itself failed.";
+
+}  // namespace
+
+const Command check_command = {
+    "Working on an exercise",
+    {
+        .name = "check",
+        .usage = "check [LESSON] [--topology NAME|FILE] [--backend sim|cuda|auto] [--seed N]",
+        .summary = "Grades your exercises (all lessons, or one) and shows the score per criterion.",
+        .description = std::string("Grades the files in exercises/ exactly as `grade` grades a submission.\n") + kExitCodes,
+        .options = {kTopologyOption, kBackendOption, kSeedOption},
+        .max_positionals = 1,
+        .examples = "  tools/mgpu check\n  tools/mgpu check 3\n",
+    },
+    check,
+};
+
+const Command grade_command = {
+    "Grading a class",
+    {
+        .name = "grade",
+        .usage = "grade DIR [--lesson N] [--json FILE] [--junit FILE] [--topology NAME|FILE] [--backend sim|cuda|auto]",
+        .summary = "Grades a submission folder and writes the reports course platforms read.",
+        .description = std::string("DIR holds the student's lesson folders as exercises/ does (03-peer-to-peer/...),\n"
+                                   "or is one lesson's folder. Each test case runs in its own sandboxed process.\n") +
+                       kExitCodes,
+        .options =
+            {
+                {"--lesson", "N", "grade this lesson only"},
+                {"--json", "FILE", "write the result as Gradescope's results.json"},
+                {"--junit", "FILE", "write the result as JUnit XML"},
+                kTopologyOption,
+                kBackendOption,
+                kSeedOption,
+                {"--jobs", "N", "test cases run at once (default: one per core)"},
+                {"--quiet", "", "print only the totals"},
+            },
+        .max_positionals = 1,
+        .examples = "  tools/mgpu grade submissions/alice --lesson 3 --json results.json --junit alice.xml\n",
+    },
+    grade,
+};
+
+}  // namespace mgpu::cli

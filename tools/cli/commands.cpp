@@ -1,0 +1,18 @@
+#include "command.h"
+
+namespace mgpu::cli {
+
+const std::vector<const Command*>& all_commands() {
+    static const std::vector<const Command*> commands = {
+        &check_command, &run_command, &topo_command, &grade_command, &test_command, &bench_command, &help_command,
+    };
+    return commands;
+}
+
+const Command* find_command(const std::string& name) {
+    for (const Command* command : all_commands())
+        if (command->spec.name == name) return command;
+    return nullptr;
+}
+
+}  // namespace mgpu::cli

@@ -1,0 +1,27 @@
+// Builds a CUDA program against the simulator: each .cu goes through the launch rewriter, then
+// the C++ compiler; the objects are linked with the simulator's libraries. Builds are cached
+// under build/run-cache by a hash of everything that goes into them.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kit.h"
+#include "program_sources.h"
+
+namespace mgpu::cli {
+
+struct BuiltProgram {
+    bool ok = false;
+    std::filesystem::path executable;
+    std::string diagnostics;  // what the tools said: errors on failure, warnings on success
+    std::string hint;         // one line on what to do, when the build failed
+};
+
+// `before_building` is called when the program is not in the cache and is about to be compiled.
+BuiltProgram build_program(const Kit& kit, const ProgramSources& sources,
+                           const std::function<void()>& before_building = {});
+
+}  // namespace mgpu::cli

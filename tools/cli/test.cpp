@@ -1,0 +1,61 @@
+#include <filesystem>
+#include <iostream>
+
+#include "command.h"
+#include "exit_codes.h"
+#include "process.h"
+#include "test_summary.h"
+
+namespace mgpu::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int test(const Kit& kit, const ParsedArgs& args) {
+    const fs::path testlog = kit.build / "meson-logs" / "testlog.json";
+    std::error_code ignored;
+    fs::remove(testlog, ignored);  // a log found afterwards is this run's
+
+    std::vector<std::string> argv = {"meson", "test", "-C", kit.build.string(), "--suite", "kit",
+                                     "--print-errorlogs", "--num-processes", "2"};
+    argv.insert(argv.end(), args.positionals.begin(), args.positionals.end());
+    ExitStatus meson = run_process(argv);
+    if (!fs::exists(testlog))
+        throw SetupError("meson test ran no test (" + meson.describe() +
+                         "): the kit's tests did not build, or no test has the names given; see above");
+
+    SuiteTally result = tally(read_testlog(testlog));
+    if (!meson.ok() && result.failed == 0) {
+        result.problems.push_back("meson test: ended with " + meson.describe() + " although no test failed");
+        ++result.failed;
+    }
+    std::cout << "\n";
+    if (!result.problems.empty()) {
+        std::cout << "Test programs that failed (their output is above):\n";
+        for (const auto& problem : result.problems) std::cout << "  " << problem << "\n";
+    }
+    if (result.skipped > 0) std::cout << result.skipped << " skipped\n";
+    if (result.passed + result.failed == 0) std::cout << "No test case ran.\n";
+    std::cout << result.passed << " passed, " << result.failed << " failed" << std::endl;
+    return (result.failed == 0 && result.passed > 0) ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+const Command test_command = {
+    "The kit itself",
+    {
+        .name = "test",
+        .usage = "test [TEST...]",
+        .summary = "Runs the kit's own test suite and counts its test cases.",
+        .description = "Runs every test of meson's 'kit' suite (or only the named ones), two at a time, then\n"
+                       "sums the doctest test cases of all of them. The last line is always\n"
+                       "'N passed, N failed'; the exit code is 0 only when nothing failed.",
+        .max_positionals = -1,
+        .examples = "  tools/mgpu test\n  tools/mgpu test topology-presets\n",
+    },
+    test,
+};
+
+}  // namespace mgpu::cli

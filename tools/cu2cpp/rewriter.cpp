@@ -1,0 +1,347 @@
+#include "rewriter.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+namespace cu2cpp {
+namespace {
+
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+struct Edit {
+    std::size_t first;   // first token replaced
+    std::size_t last;    // last token replaced (inclusive)
+    std::string text;
+};
+
+class Rewriter {
+public:
+    Rewriter(const std::vector<Token>& tokens, const FileRewrite& how) : tokens_(tokens), how_(how) {}
+
+    std::string run() {
+        for (std::size_t i = 0; i < tokens_.size(); ++i) {
+            if (starts_launch(i)) i = rewrite_launch(i);
+            else if (is_identifier(tokens_[i], "__shared__")) i = rewrite_shared(i);
+            else if (is_identifier(tokens_[i], "__noinline__")) edits_.push_back({i, i, "__attribute__((noinline))"});
+        }
+        rewrite_includes();
+        return assemble();
+    }
+
+private:
+    [[noreturn]] void fail(std::size_t at, const std::string& message) const {
+        throw RewriteError(how_.display_name, at < tokens_.size() ? tokens_[at].line : 0, message);
+    }
+
+    // Within a directive only the directive's own tokens count; outside, directives inside a
+    // construct (an #ifdef between arguments) are passed through untouched.
+    bool significant(std::size_t i, bool directive) const {
+        return !is_blank(tokens_[i]) && tokens_[i].in_directive == directive;
+    }
+    bool leaves(std::size_t i, bool directive) const { return directive && !tokens_[i].in_directive; }
+
+    std::size_t next(std::size_t i, bool directive) const {
+        for (; i < tokens_.size(); ++i) {
+            if (leaves(i, directive)) return kNone;
+            if (significant(i, directive)) return i;
+        }
+        return kNone;
+    }
+    std::size_t previous(std::size_t i, bool directive) const {
+        while (i-- > 0) {
+            if (leaves(i, directive)) return kNone;
+            if (significant(i, directive)) return i;
+        }
+        return kNone;
+    }
+
+    bool adjacent_puncts(std::size_t i, char c, std::size_t count) const {
+        for (std::size_t k = 0; k < count; ++k)
+            if (i + k >= tokens_.size() || !is_punct(tokens_[i + k], c)) return false;
+        return true;
+    }
+
+    bool starts_launch(std::size_t i) const {
+        if (!adjacent_puncts(i, '<', 3)) return false;
+        if (i > 0 && is_punct(tokens_[i - 1], '<')) return false;
+        // `operator<<<T>` names a specialisation of operator<<, not a launch.
+        const std::size_t before = previous(i, tokens_[i].in_directive);
+        return !(before != kNone && is_identifier(tokens_[before], "operator"));
+    }
+
+    // Walks back from `<<<` over `ns::name<args>`; returns the index of its first token.
+    std::size_t kernel_name_start(std::size_t launch, bool directive) const {
+        std::size_t at = previous(launch, directive);
+        if (at == kNone || !(tokens_[at].kind == TokenKind::Identifier || is_punct(tokens_[at], '>')))
+            fail(launch, "'<<<' must follow the name of the kernel to launch, as in kernel<<<blocks, threads>>>(...)");
+        for (;;) {
+            if (is_punct(tokens_[at], '>')) {
+                int depth = 0;
+                std::size_t k = at;
+                for (; k != kNone; k = previous(k, directive)) {
+                    if (is_punct(tokens_[k], '>')) ++depth;
+                    else if (is_punct(tokens_[k], '<') && --depth == 0) break;
+                }
+                if (k == kNone) fail(launch, "the template arguments of the launched kernel have no opening '<'");
+                at = previous(k, directive);
+                if (at == kNone || tokens_[at].kind != TokenKind::Identifier)
+                    fail(launch, "'<<<' must follow the name of the kernel to launch");
+            }
+            std::size_t start = at;
+            std::size_t before = previous(at, directive);
+            if (before != kNone && is_identifier(tokens_[before], "template")) {
+                start = before;
+                before = previous(before, directive);
+            }
+            if (before == kNone || tokens_[before].kind != TokenKind::Punct || tokens_[before].text != "::")
+                return start;
+            const std::size_t scope = previous(before, directive);
+            if (scope == kNone || !(tokens_[scope].kind == TokenKind::Identifier || is_punct(tokens_[scope], '>')))
+                return before;   // a leading ::
+            at = scope;
+        }
+    }
+
+    std::string text_of(std::size_t first, std::size_t last) const {   // inclusive, byte for byte
+        std::string text;
+        for (std::size_t i = first; i <= last && i < tokens_.size(); ++i) text += tokens_[i].text;
+        return text;
+    }
+
+    // The name as written, with each run of spacing or comments shown as one space.
+    std::string compact_text(std::size_t first, std::size_t last, bool directive) const {
+        std::string text;
+        bool gap = false;
+        for (std::size_t i = first; i <= last; ++i) {
+            if (!significant(i, directive)) {
+                gap = !text.empty();
+                continue;
+            }
+            if (gap) text += ' ';
+            gap = false;
+            text += tokens_[i].text;
+        }
+        return text;
+    }
+
+    std::string newlines_in(std::size_t first, std::size_t last) const {
+        int count = 0;
+        for (std::size_t i = first; i <= last && i < tokens_.size(); ++i) count += count_newlines(tokens_[i].text);
+        return std::string(static_cast<std::size_t>(count), '\n');
+    }
+
+    // Index of the bracket that closes the one at `open`. A closing bracket of another kind, or a
+    // ';' directly inside parentheses, means the source is not what it should be.
+    std::size_t matching_close(std::size_t open, bool directive, const std::string& what) const {
+        std::string expected;
+        for (std::size_t i = open; i < tokens_.size(); ++i) {
+            if (leaves(i, directive)) break;
+            if (!significant(i, directive) || tokens_[i].kind != TokenKind::Punct) continue;
+            const char c = tokens_[i].text[0];
+            if (tokens_[i].text.size() != 1) continue;
+            if (c == '(') expected.push_back(')');
+            else if (c == '[') expected.push_back(']');
+            else if (c == '{') expected.push_back('}');
+            else if (c == ')' || c == ']' || c == '}') {
+                if (expected.empty() || expected.back() != c) break;
+                expected.pop_back();
+                if (expected.empty()) return i;
+            } else if (c == ';' && expected.back() != '}') {
+                break;
+            }
+        }
+        fail(open, what);
+    }
+
+    std::size_t rewrite_launch(std::size_t launch) {
+        const bool directive = tokens_[launch].in_directive;
+        const std::size_t name_first = kernel_name_start(launch, directive);
+        const std::size_t name_last = previous(launch, directive);
+        const std::string name = compact_text(name_first, name_last, directive);
+
+        // The configuration ends at the first `>>>` outside brackets; in a longer run of `>`
+        // (as in `foo<bar>>>>`) the last three close it.
+        int depth = 0;
+        std::size_t closer = kNone;
+        for (std::size_t i = launch + 3; i < tokens_.size() && closer == kNone; ++i) {
+            if (leaves(i, directive)) break;
+            if (!significant(i, directive)) continue;
+            const Token& token = tokens_[i];
+            if (is_punct(token, '(') || is_punct(token, '[') || is_punct(token, '{')) ++depth;
+            else if (is_punct(token, ')') || is_punct(token, ']') || is_punct(token, '}')) {
+                if (--depth < 0) break;
+            } else if (depth == 0 && is_punct(token, ';')) {
+                break;
+            } else if (depth == 0 && is_punct(token, '>')) {
+                std::size_t run = 1;
+                while (adjacent_puncts(i + run, '>', 1)) ++run;
+                if (run >= 3) closer = i + run - 3;
+                i += run - 1;
+            }
+        }
+        if (closer == kNone)
+            fail(launch, "'<<<' of the launch of '" + name + "' has no matching '>>>': write kernel<<<blocks, threads>>>(arguments)");
+        if (next(launch + 3, directive) == closer)
+            fail(launch, "the launch of '" + name + "' needs at least a grid and a block size between '<<<' and '>>>'");
+
+        const std::size_t open = next(closer + 3, directive);
+        if (open == kNone || !is_punct(tokens_[open], '('))
+            fail(closer, "expected '(' with the kernel's arguments after '>>>' in the launch of '" + name + "'");
+        const std::size_t close =
+            matching_close(open, directive, "the arguments of the launch of '" + name + "' have no closing ')'");
+
+        const std::string line = directive ? "__LINE__" : std::to_string(tokens_[name_first].line);
+        const bool has_arguments = next(open + 1, directive) != close;
+        const std::string arguments = close > open + 1 ? text_of(open + 1, close - 1) : "";
+        const std::string config = text_of(launch + 3, closer - 1);
+        const std::string before_config = newlines_in(name_first, name_last) + (name_last + 1 < launch ? text_of(name_last + 1, launch - 1) : "");
+        const std::string before_arguments = open > closer + 3 ? text_of(closer + 3, open - 1) : "";
+        const std::string site = "::mgpu::sim::Site{__FILE__, " + line + "}";
+
+        std::string call;
+        const bool deduced = tokens_[name_last].kind == TokenKind::Identifier &&
+                             how_.kernel_templates.count(std::string(tokens_[name_last].text)) > 0;
+        if (deduced) {
+            call = "::mgpu::sim::launch_deduced_kernel(" + quoted_literal(name) + ", " + site + ", " + before_config +
+                   "::mgpu::sim::LaunchConfig(" + config + "), [](auto&... mgpu_kernel_arguments) { " + name +
+                   "(mgpu_kernel_arguments...); }" + before_arguments;
+        } else {
+            call = "::mgpu::sim::KernelLauncher< " + name + " >::launch(" + quoted_literal(name) + ", " + site + ", " +
+                   before_config + "::mgpu::sim::LaunchConfig(" + config + ")" + before_arguments;
+        }
+        call += (has_arguments ? ", " : "") + arguments + ")";
+        edits_.push_back({name_first, close, call});
+        return close;
+    }
+
+    // `__shared__` becomes `static`; `extern __shared__ T name[];` a pointer to the dynamic
+    // shared memory of the running block.
+    std::size_t rewrite_shared(std::size_t at) {
+        const bool directive = tokens_[at].in_directive;
+        std::size_t first = at;
+        for (std::size_t i = previous(at, directive); i != kNone; i = previous(i, directive)) {
+            if (is_punct(tokens_[i], ';') || is_punct(tokens_[i], '{') || is_punct(tokens_[i], '}')) break;
+            if (directive && is_punct(tokens_[i], '#')) break;
+            first = i;
+        }
+        std::size_t end = kNone;
+        int depth = 0;
+        for (std::size_t i = at; i < tokens_.size(); ++i) {
+            if (leaves(i, directive)) break;
+            if (!significant(i, directive)) continue;
+            if (is_punct(tokens_[i], '(')) ++depth;
+            if (is_punct(tokens_[i], ')')) --depth;
+            if (depth == 0 && is_punct(tokens_[i], ';')) {
+                end = i;
+                break;
+            }
+        }
+        bool is_extern = false, is_static = false;
+        for (std::size_t i = first; i <= (end == kNone ? at : end); ++i) {
+            if (!significant(i, directive)) continue;
+            is_extern = is_extern || is_identifier(tokens_[i], "extern");
+            is_static = is_static || is_identifier(tokens_[i], "static");
+        }
+        if (!is_extern) {
+            edits_.push_back({at, at, is_static ? "" : "static"});
+            return at;
+        }
+        if (end == kNone) fail(at, "this extern __shared__ declaration has no ';'");
+
+        std::vector<std::size_t> rest;   // the declaration without extern, __shared__ and alignment
+        for (std::size_t i = first; i < end; ++i) {
+            if (!significant(i, directive)) continue;
+            const Token& token = tokens_[i];
+            if (is_identifier(token, "extern") || is_identifier(token, "__shared__")) continue;
+            if (is_identifier(token, "__align__") || is_identifier(token, "alignas") ||
+                is_identifier(token, "__attribute__")) {
+                const std::size_t open = next(i + 1, directive);
+                if (open != kNone && is_punct(tokens_[open], '('))
+                    i = matching_close(open, directive, "unbalanced parentheses in an extern __shared__ declaration");
+                continue;
+            }
+            rest.push_back(i);
+        }
+        const std::size_t n = rest.size();
+        bool plain_type = n >= 4;   // the tokens before the name: a type, not more declarators
+        int angle_depth = 0;
+        for (std::size_t k = 0; plain_type && k + 3 < n; ++k) {
+            const Token& token = tokens_[rest[k]];
+            if (token.kind != TokenKind::Punct) continue;
+            if (is_punct(token, '<')) ++angle_depth;
+            if (is_punct(token, '>')) --angle_depth;
+            if (token.text.find_first_of("[]=(){};") != std::string_view::npos ||
+                (is_punct(token, ',') && angle_depth == 0))
+                plain_type = false;
+        }
+        if (!plain_type || tokens_[rest[n - 3]].kind != TokenKind::Identifier || !is_punct(tokens_[rest[n - 2]], '[') ||
+            !is_punct(tokens_[rest[n - 1]], ']'))
+            fail(at, "cannot read this extern __shared__ declaration: write one unsized array per declaration, "
+                     "as in `extern __shared__ float buffer[];`");
+        std::string type;
+        for (std::size_t k = 0; k + 3 < n; ++k) type.append(k ? " " : "").append(tokens_[rest[k]].text);
+        const std::string name(tokens_[rest[n - 3]].text);
+        edits_.push_back({first, end,
+                          type + "* const " + name + " = reinterpret_cast<" + type +
+                              "*>(::mgpu::sim::kernel::dynamic_shared_memory);" + newlines_in(first, end)});
+        return end;
+    }
+
+    void rewrite_includes() {
+        if (!how_.include_target) return;
+        for (std::size_t i = 0; i < tokens_.size(); ++i) {
+            if (!tokens_[i].in_directive || !is_punct(tokens_[i], '#')) continue;
+            const std::size_t word = next(i + 1, true);
+            if (word == kNone || !is_identifier(tokens_[word], "include")) continue;
+            const std::size_t header = next(word + 1, true);
+            if (header == kNone) continue;
+            const Token& token = tokens_[header];
+            const bool quoted = token.kind == TokenKind::String && token.text.front() == '"';
+            if ((!quoted && token.kind != TokenKind::HeaderName) || token.text.size() < 2) continue;
+            const IncludeDirective directive{std::string(token.text.substr(1, token.text.size() - 2)), !quoted, token.line};
+            if (auto target = how_.include_target(directive)) edits_.push_back({header, header, quoted_literal(*target)});
+        }
+    }
+
+    std::string assemble() {
+        std::sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) { return a.first < b.first; });
+        std::string out;
+        if (how_.main_file) out += "#include <mgpu/sim/device_language.h>\n";
+        out += "#line 1 " + quoted_literal(how_.display_name) + "\n";
+        std::size_t edit = 0;
+        for (std::size_t i = 0; i < tokens_.size(); ++i) {
+            if (edit < edits_.size() && edits_[edit].first == i) {
+                out += edits_[edit].text;
+                i = edits_[edit].last;
+                ++edit;
+                continue;
+            }
+            out += tokens_[i].text;
+        }
+        return out;
+    }
+
+    const std::vector<Token>& tokens_;
+    const FileRewrite& how_;
+    std::vector<Edit> edits_;
+};
+
+}  // namespace
+
+std::string quoted_literal(std::string_view text) {
+    std::string literal = "\"";
+    for (char c : text) {
+        if (c == '"' || c == '\\') literal += '\\';
+        literal += c;
+    }
+    return literal + "\"";
+}
+
+std::string rewrite_source(std::string_view source, const FileRewrite& how) {
+    if (source.substr(0, 3) == "\xEF\xBB\xBF") source.remove_prefix(3);   // a UTF-8 byte order mark
+    const std::vector<Token> tokens = tokenize(source);
+    return Rewriter(tokens, how).run();
+}
+
+}  // namespace cu2cpp

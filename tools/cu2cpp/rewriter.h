@@ -1,0 +1,59 @@
+// cu2cpp's rewriting of one CUDA source file into C++ that g++ compiles against the simulator:
+//   kernel<<<grid, block[, shmem[, stream]]>>>(args...)
+//       -> ::mgpu::sim::KernelLauncher< kernel >::launch("kernel", Site{__FILE__, line},
+//                                                       ::mgpu::sim::LaunchConfig(grid, block, ...), args...)
+//   extern __shared__ T name[];   -> T* const name = <the running block's dynamic shared memory>;
+//   __shared__                    -> static
+//   __noinline__                  -> __attribute__((noinline))
+//   #include "local.h"            -> the path the caller maps it to (a rewritten copy)
+// Everything else is copied byte for byte, and no line is added or removed after the leading
+// #line, so every line of the output stands on the line of the input it came from.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "source_tokens.h"
+
+namespace cu2cpp {
+
+// A problem in the input, reported as "file:line: error: message".
+class RewriteError : public std::runtime_error {
+public:
+    RewriteError(const std::string& file, int line, const std::string& message)
+        : std::runtime_error(file + ":" + std::to_string(line) + ": error: " + message) {}
+};
+
+struct IncludeDirective {
+    std::string name;    // as spelled between the quotes or angle brackets
+    bool angled = false;
+    int line = 0;
+};
+
+struct FileRewrite {
+    std::string display_name;        // the name #line and error messages give the file
+    bool main_file = true;           // puts the device language's #include first
+    std::set<std::string> kernel_templates;   // kernels declared as templates (see collect_kernel_templates)
+    // The path to include instead of a local header, or nothing to leave the directive alone.
+    std::function<std::optional<std::string>(const IncludeDirective&)> include_target;
+};
+
+// Throws RewriteError.
+std::string rewrite_source(std::string_view source, const FileRewrite& how);
+
+// Names of __global__ function templates declared in these tokens. A launch that names one of
+// them without template arguments lets the compiler deduce them from the arguments, as CUDA does.
+void collect_kernel_templates(const std::vector<Token>& tokens, std::set<std::string>& names);
+
+// The #include directives of a file that name a header in quotes or angle brackets.
+std::vector<IncludeDirective> find_includes(const std::vector<Token>& tokens);
+
+// The text of a C++ string literal holding `text`.
+std::string quoted_literal(std::string_view text);
+
+}  // namespace cu2cpp

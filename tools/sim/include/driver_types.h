@@ -1,0 +1,5 @@
+// CUDA's driver_types.h: error codes, handles, device properties and flags.
+#pragma once
+
+#include "mgpu/sim/api_types.h"
+#include "mgpu/sim/types.h"

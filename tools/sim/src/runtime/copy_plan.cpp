@@ -1,0 +1,134 @@
+#include "copy_plan.h"
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "memory/memory.h"
+
+namespace mgpu::sim::rt {
+
+namespace mem = mgpu::sim::mem;
+using mgpu::trace::OpKind;
+
+bool locate(const void* p, std::size_t count, CopyEnd& end) {
+    end = CopyEnd{};
+    if (mem::device_of(p) >= 0) {
+        auto allocation = mem::find_device(p);
+        if (!allocation) return false;
+        const auto start = reinterpret_cast<std::uintptr_t>(p);
+        if (start + count > allocation->base + allocation->size) return false;
+        end.device = allocation->device;
+        return true;
+    }
+    if (auto range = mem::find_host(p)) {
+        const auto start = reinterpret_cast<std::uintptr_t>(p);
+        end.pinned = start + count <= range->base + range->size;
+    }
+    return true;
+}
+
+bool direct_peer_path(int src, int dst) {
+    Runtime& r = runtime();
+    return r.devices[dst].peer_enabled[src] || r.devices[src].peer_enabled[dst];
+}
+
+namespace {
+
+std::string pair_name(const char* what, int src, int dst) {
+    return std::string(what) + " " + std::to_string(src) + "->" + std::to_string(dst);
+}
+
+}  // namespace
+
+Enqueued enqueue_copy(const CopySpec& spec) {
+    Runtime& r = runtime();
+    const CostModel& cost = r.machine.cost;
+    OpRequest request;
+    request.name = spec.api_name;
+    request.stream = spec.stream;
+    request.src_device = spec.from.device;
+    request.dst_device = spec.to.device;
+    request.bytes = spec.count;
+    const int src = spec.from.device, dst = spec.to.device;
+    double gbps = 0;
+    if (src < 0 && dst < 0) {
+        request.kind = OpKind::MemcpyHtoH;
+        request.device = spec.stream->device;
+        request.engine = "host";
+        gbps = cost.d2h_pageable_gbps;
+        request.pinned_host = spec.from.pinned && spec.to.pinned;
+    } else if (src < 0) {
+        request.kind = OpKind::MemcpyHtoD;
+        request.device = request.engine_device = dst;
+        request.engine = "copy-h2d";
+        request.pinned_host = spec.from.pinned;
+        gbps = spec.from.pinned ? cost.h2d_pinned_gbps : cost.h2d_pageable_gbps;
+    } else if (dst < 0) {
+        request.kind = OpKind::MemcpyDtoH;
+        request.device = request.engine_device = src;
+        request.engine = "copy-d2h";
+        request.pinned_host = spec.to.pinned;
+        gbps = spec.to.pinned ? cost.d2h_pinned_gbps : cost.d2h_pageable_gbps;
+    } else if (src == dst) {
+        request.kind = OpKind::MemcpyDtoD;
+        request.device = request.engine_device = dst;
+        request.engine = "copy-d2d";
+        gbps = r.machine.devices[dst].d2d_copy_gbps;
+    } else {
+        request.kind = OpKind::MemcpyPeer;
+        request.device = dst;
+        if (direct_peer_path(src, dst)) {
+            request.engine = pair_name("link", src, dst);
+            gbps = r.machine.links[src][dst].gbps;
+        } else {
+            request.engine = pair_name("staged", src, dst);
+            request.staged = true;
+            gbps = cost.staged_peer_gbps;
+        }
+    }
+    request.duration_us = transfer_us(spec.count, gbps);
+    if (spec.serialise_devices) {
+        request.barrier_devices.push_back(spec.stream->device);
+        for (int device : {src, dst})
+            if (device >= 0 && device != spec.stream->device) request.barrier_devices.push_back(device);
+    }
+
+    void* target = spec.dst;
+    const void* source = spec.src;
+    const std::size_t count = spec.count;
+    std::shared_ptr<std::vector<char>> staged;
+    if (spec.snapshot_source) {
+        staged = std::make_shared<std::vector<char>>(static_cast<const char*>(source),
+                                                     static_cast<const char*>(source) + count);
+    }
+    request.work = [target, source, count, staged] {
+        const void* from = staged ? static_cast<const void*>(staged->data()) : source;
+        mem::Violation violation;
+        mem::run_guarded(mem::kAllDevices, [&] { std::memmove(target, from, count); }, &violation);
+    };
+    return enqueue(std::move(request));
+}
+
+Enqueued enqueue_memset(const char* api_name, void* p, int value, std::size_t count, int device,
+                        CUstream_st* stream) {
+    Runtime& r = runtime();
+    OpRequest request;
+    request.kind = OpKind::Memset;
+    request.name = api_name;
+    request.stream = stream;
+    request.device = device >= 0 ? device : stream->device;
+    request.dst_device = device;
+    request.engine = "compute";
+    request.engine_device = request.device;
+    request.bytes = count;
+    request.pinned_host = device < 0;
+    request.duration_us = transfer_us(count, r.machine.devices[request.device].memory_bandwidth_gbps);
+    request.work = [p, value, count] {
+        mem::Violation violation;
+        mem::run_guarded(mem::kAllDevices, [&] { std::memset(p, value, count); }, &violation);
+    };
+    return enqueue(std::move(request));
+}
+
+}  // namespace mgpu::sim::rt

@@ -1,0 +1,43 @@
+// How one copy or memset is queued: which engine moves the bytes, how long it takes in the
+// model, whether the host waits for it, and the work that moves them when it executes.
+#pragma once
+
+#include <cstddef>
+
+#include "runtime_state.h"
+#include "scheduler.h"
+
+namespace mgpu::sim::rt {
+
+// One end of a copy: a device (its allocation must hold the whole range) or host memory.
+struct CopyEnd {
+    int device = -1;        // -1: host memory
+    bool pinned = false;    // host memory that is page-locked over the whole range
+};
+
+// Where a pointer range lives. Returns false when it starts in device memory but does not fit
+// in one live allocation (a copy through freed memory or past the end of a buffer).
+bool locate(const void* p, std::size_t count, CopyEnd& end);
+
+struct CopySpec {
+    const char* api_name = "";
+    void* dst = nullptr;
+    const void* src = nullptr;
+    std::size_t count = 0;
+    CopyEnd from, to;
+    CUstream_st* stream = nullptr;
+    bool serialise_devices = false;   // cudaMemcpyPeer / cross-device cudaMemcpy: waits for all work
+    bool snapshot_source = false;     // pageable source staged at the call
+};
+
+Enqueued enqueue_copy(const CopySpec& spec);
+
+// Memset of `count` bytes at p, on `device` (-1: page-locked host memory).
+Enqueued enqueue_memset(const char* api_name, void* p, int value, std::size_t count, int device,
+                        CUstream_st* stream);
+
+// Whether peer copies between the two devices go over the direct link (access enabled in
+// either direction) rather than through host memory.
+bool direct_peer_path(int src, int dst);
+
+}  // namespace mgpu::sim::rt

@@ -1,0 +1,266 @@
+// Kernel launches: the launch template hands a KernelLaunch to submit_kernel, which checks it
+// as the hardware does, queues it, and runs the grid under the memory guard when it executes.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "api_call.h"
+#include "cuda_runtime_api.h"
+#include "memory/memory.h"
+#include "mgpu/sim/kernel_submit.h"
+#include "scheduler.h"
+
+using mgpu::sim::KernelFault;
+using mgpu::sim::KernelLaunch;
+using mgpu::sim::Site;
+using namespace mgpu::sim::rt;
+namespace mem = mgpu::sim::mem;
+
+namespace {
+
+std::string describe_launch(const KernelLaunch& launch, int device) {
+    return "kernel '" + launch.name + "' launched at " + where(launch.site) + " on device " + std::to_string(device);
+}
+
+std::string describe_allocation(const mem::Allocation& allocation) {
+    return "the " + std::to_string(allocation.size) + "-byte allocation made by cudaMalloc at " +
+           where(allocation.site) + " on device " + std::to_string(allocation.device);
+}
+
+// What a student must do so that `device` may reach `owner`'s memory.
+std::string peer_advice(int device, int owner) {
+    std::ostringstream text;
+    if (can_peer(device, owner)) {
+        text << "  Device " << device << " has no peer access to device " << owner << ". Call cudaSetDevice(" << device
+             << ") and then cudaDeviceEnablePeerAccess(" << owner << ", 0) before the launch (kernels on device "
+             << device << " may then reach device " << owner << "'s memory), or copy the data to device " << device
+             << " first.\n";
+    } else {
+        text << "  Devices " << device << " and " << owner
+             << " cannot peer (cudaDeviceCanAccessPeer answers 0): copy the data to device " << device
+             << " with cudaMemcpyPeer first.\n";
+    }
+    return text.str();
+}
+
+std::string sticky_note(int device, cudaError_t code) {
+    return "  Device " + std::to_string(device) + " now answers " + std::to_string(code) +
+           " to every call that uses it, until cudaDeviceReset.\n";
+}
+
+void raise_fault(int device, cudaError_t code, const std::string& message) {
+    runtime().devices[device].sticky = code;
+    mark_op_error(executing_op(), code);
+    std::fputs(message.c_str(), stderr);
+    std::fflush(stderr);
+}
+
+bool one_past_end_of_allocation(const void* p) {
+    auto before = mem::find_device(static_cast<const char*>(p) - 1);
+    return before && before->base + before->size == reinterpret_cast<std::uintptr_t>(p);
+}
+
+struct PointerCheck {
+    std::string fault;              // non-empty: the kernel faults when it runs
+    bool peer_access = false;       // it reaches another device's memory through peer access
+    double peer_gbps = 0;           // the slowest such link
+};
+
+PointerCheck check_pointers(const KernelLaunch& launch, int device) {
+    Runtime& r = runtime();
+    PointerCheck result;
+    for (const void* p : launch.pointer_args) {
+        if (p == nullptr) continue;
+        const int owner = mem::device_of(p);
+        auto allocation = mem::find_device(p);
+        std::ostringstream text;
+        text << "mgpu-sim: illegal memory access (cudaErrorIllegalAddress, 700) in " << describe_launch(launch, device)
+             << ".\n";
+        if (owner == device) {
+            if (allocation || one_past_end_of_allocation(p)) continue;
+            text << "  Its pointer argument " << hex_pointer(p) << " lies in device " << device
+                 << "'s memory but in no live allocation: it was freed, or was never returned by cudaMalloc.\n";
+        } else if (owner >= 0) {
+            if (r.devices[device].peer_enabled[owner]) {
+                result.peer_access = true;
+                const double gbps = r.machine.links[device][owner].gbps;
+                result.peer_gbps = result.peer_gbps == 0 ? gbps : std::min(result.peer_gbps, gbps);
+                continue;
+            }
+            text << "  Its pointer argument " << hex_pointer(p) << " lies in "
+                 << (allocation ? describe_allocation(*allocation) : "device " + std::to_string(owner) + "'s memory")
+                 << ".\n"
+                 << peer_advice(device, owner);
+        } else {
+            if (mem::find_host(p)) continue;   // page-locked host memory is mapped for every device
+            text << "  Its pointer argument " << hex_pointer(p)
+                 << " is ordinary host memory, which kernels cannot reach. Copy the data to the device with "
+                    "cudaMemcpy and pass the device pointer (or allocate it with cudaMallocHost).\n";
+        }
+        text << sticky_note(device, cudaErrorIllegalAddress);
+        result.fault = text.str();
+        break;
+    }
+    return result;
+}
+
+std::string describe_violation(const KernelLaunch& launch, int device, const mem::Violation& violation) {
+    std::ostringstream text;
+    text << "mgpu-sim: illegal memory access (cudaErrorIllegalAddress, 700) in " << describe_launch(launch, device)
+         << ".\n  It " << (violation.write ? "wrote to " : "read from ") << hex_pointer(violation.address);
+    if (violation.allocation) text << ", inside " << describe_allocation(*violation.allocation);
+    else if (violation.owner_device >= 0) text << ", in device " << violation.owner_device << "'s memory";
+    text << ".\n";
+    if (violation.owner_device >= 0 && violation.owner_device != device) text << peer_advice(device, violation.owner_device);
+    text << sticky_note(device, cudaErrorIllegalAddress);
+    return text.str();
+}
+
+cudaError_t check_configuration(const KernelLaunch& launch, int device) {
+    Runtime& r = runtime();
+    const mgpu::sim::DeviceSpec& spec = r.machine.devices[device];
+    const unsigned block[3] = {launch.block.x, launch.block.y, launch.block.z};
+    const unsigned grid[3] = {launch.grid.x, launch.grid.y, launch.grid.z};
+    unsigned long long threads = 1;
+    for (int i = 0; i < 3; ++i) {
+        if (block[i] == 0 || block[i] > static_cast<unsigned>(spec.max_threads_dim[i])) return cudaErrorInvalidValue;
+        if (grid[i] == 0 || grid[i] > static_cast<unsigned>(spec.max_grid_size[i])) return cudaErrorInvalidValue;
+        threads *= block[i];
+    }
+    if (threads > static_cast<unsigned long long>(spec.max_threads_per_block)) return cudaErrorInvalidValue;
+    std::size_t shared_limit = spec.shared_mem_per_block;
+    if (auto it = r.max_dynamic_shared.find(launch.function); launch.function && it != r.max_dynamic_shared.end())
+        shared_limit = static_cast<std::size_t>(it->second);
+    // The hardware answers 1 for every bad configuration, where the header documents 9.
+    if (launch.dynamic_shared > shared_limit) return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
+std::string launch_text(const KernelLaunch& launch, std::uint64_t stream_id) {
+    std::ostringstream text;
+    text << launch.name << "<<<(" << launch.grid.x << "," << launch.grid.y << "," << launch.grid.z << "), ("
+         << launch.block.x << "," << launch.block.y << "," << launch.block.z << "), " << launch.dynamic_shared << ", "
+         << (stream_id == 0 ? std::string("0") : "stream#" + std::to_string(stream_id)) << ">>>";
+    return text.str();
+}
+
+cudaError_t launch_kernel(KernelLaunch&& launch, bool per_thread_default) {
+    ApiCall call("cudaLaunchKernel", launch.site, HostCost::Launch);
+    call.arg("gridDim.x", launch.grid.x).arg("gridDim.y", launch.grid.y).arg("gridDim.z", launch.grid.z);
+    call.arg("blockDim.x", launch.block.x).arg("blockDim.y", launch.block.y).arg("blockDim.z", launch.block.z);
+    call.arg("sharedMem", static_cast<long long>(launch.dynamic_shared));
+    call.arg_stream("stream", launch.stream, per_thread_default);
+    call.set_text(launch_text(launch, stream_trace_id(launch.stream, per_thread_default)));
+
+    Runtime& r = runtime();
+    const int device = current_device();
+    if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
+    CUstream_st* stream = resolve_stream(launch.stream, per_thread_default);
+    // A stream of another device is not a valid handle for a launch on the current device.
+    if (stream == nullptr || stream->device != device) return call.done(cudaErrorInvalidResourceHandle);
+    if (cudaError_t status = check_configuration(launch, device); status != cudaSuccess) return call.done(status);
+
+    const PointerCheck pointers = check_pointers(launch, device);
+    std::uint64_t open_devices = std::uint64_t{1} << device;
+    for (int peer = 0; peer < device_count(); ++peer)
+        if (r.devices[device].peer_enabled[peer]) open_devices |= std::uint64_t{1} << peer;
+
+    const unsigned long long threads = static_cast<unsigned long long>(launch.grid.x) * launch.grid.y *
+                                       launch.grid.z * launch.block.x * launch.block.y * launch.block.z;
+    const mgpu::sim::CostModel& cost = r.machine.cost;
+    double gbps = r.machine.devices[device].memory_bandwidth_gbps;
+    if (pointers.peer_access && pointers.peer_gbps > 0) gbps = std::min(gbps, pointers.peer_gbps);
+    OpRequest request;
+    request.kind = mgpu::trace::OpKind::Kernel;
+    request.name = launch.name;
+    request.stream = stream;
+    request.device = request.engine_device = device;
+    request.engine = "compute";
+    request.threads = threads;
+    request.peer_access = pointers.peer_access;
+    // The device starts on a launch while the host is still in the call, and spends launch_us of
+    // its own on it: back-to-back launches of a tiny kernel then take launch_us + kernel_min_us
+    // each (4.4 us measured), whether or not the host synchronises after each.
+    request.not_before_us = call.begin_us();
+    request.duration_us =
+        cost.launch_us +
+        std::max(cost.kernel_min_us, static_cast<double>(threads) * cost.kernel_bytes_per_thread / (gbps * 1e3));
+
+    auto shared = std::make_shared<KernelLaunch>(std::move(launch));
+    request.work = [shared, device, open_devices, fault = pointers.fault] {
+        if (!fault.empty()) {
+            raise_fault(device, cudaErrorIllegalAddress, fault);
+            return;
+        }
+        std::optional<KernelFault> kernel_fault;
+        std::string escaped;
+        mem::Violation violation;
+        const bool clean = mem::run_guarded(
+            open_devices,
+            [&] {
+                try {
+                    shared->run_grid();
+                } catch (const KernelFault& raised) {
+                    kernel_fault = raised;
+                } catch (const std::exception& error) {
+                    escaped = error.what();
+                }
+            },
+            &violation);
+        if (!clean) {
+            raise_fault(device, cudaErrorIllegalAddress, describe_violation(*shared, device, violation));
+        } else if (kernel_fault) {
+            raise_fault(device, kernel_fault->code,
+                        "mgpu-sim: " + describe_launch(*shared, device) + " failed with error " +
+                            std::to_string(kernel_fault->code) + ": " + kernel_fault->message + "\n" +
+                            sticky_note(device, kernel_fault->code));
+        } else if (!escaped.empty()) {
+            raise_fault(device, cudaErrorLaunchFailure,
+                        "mgpu-sim: " + describe_launch(*shared, device) + " failed (cudaErrorLaunchFailure, 719): " +
+                            escaped + "\n" + sticky_note(device, cudaErrorLaunchFailure));
+        }
+    };
+    enqueue(std::move(request));
+    return call.done(cudaSuccess);
+}
+
+}  // namespace
+
+namespace mgpu::sim {
+
+cudaError_t submit_kernel(KernelLaunch&& launch) { return launch_kernel(std::move(launch), false); }
+
+cudaError_t submit_kernel_per_thread_default_stream(KernelLaunch&& launch) {
+    return launch_kernel(std::move(launch), true);
+}
+
+}  // namespace mgpu::sim
+
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value, Site site) {
+    ApiCall call("cudaFuncSetAttribute", site);
+    call.arg("func", func).arg("attr", static_cast<long long>(attr)).arg("value", value);
+    const int device = current_device();
+    if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
+    if (func == nullptr) return call.done(cudaErrorInvalidDeviceFunction);
+    Runtime& r = runtime();
+    switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize:
+        if (value < 0 || static_cast<std::size_t>(value) > r.machine.devices[device].shared_mem_per_block_optin)
+            return call.done(cudaErrorInvalidValue);
+        r.max_dynamic_shared[func] = value;
+        return call.done(cudaSuccess);
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+        return call.done(value >= -1 && value <= 100 ? cudaSuccess : cudaErrorInvalidValue);
+    case cudaFuncAttributeClusterDimMustBeSet:
+    case cudaFuncAttributeRequiredClusterWidth:
+    case cudaFuncAttributeRequiredClusterHeight:
+    case cudaFuncAttributeRequiredClusterDepth:
+    case cudaFuncAttributeNonPortableClusterSizeAllowed:
+    case cudaFuncAttributeClusterSchedulingPolicyPreference:
+        return call.done(value >= 0 ? cudaSuccess : cudaErrorInvalidValue);
+    default:
+        return call.done(cudaErrorInvalidValue);
+    }
+}

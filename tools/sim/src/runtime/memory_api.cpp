@@ -1,0 +1,140 @@
+// Device and page-locked host allocations, host registration and pointer attributes.
+#include "api_call.h"
+#include "cuda_runtime_api.h"
+#include "memory/memory.h"
+#include "scheduler.h"
+
+using mgpu::sim::Site;
+using namespace mgpu::sim::rt;
+namespace mem = mgpu::sim::mem;
+
+namespace {
+
+constexpr unsigned kHostAllocFlags = cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
+constexpr unsigned kHostRegisterFlags =
+    cudaHostRegisterPortable | cudaHostRegisterMapped | cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
+
+// Freeing waits for the device work that might still use the memory, as cudaFree does.
+void finish_work_before_free(ApiCall& call, int device) {
+    run_all();
+    if (valid_device(device)) call.wait_until(run_device(device));
+}
+
+cudaError_t allocate_host(ApiCall& call, void** ptr, size_t size, unsigned int flags) {
+    if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
+    if (ptr == nullptr || (flags & ~kHostAllocFlags) != 0) return call.done(cudaErrorInvalidValue);
+    if (size == 0) {
+        *ptr = nullptr;
+        return call.done(cudaSuccess);
+    }
+    void* p = mem::host_alloc(size, flags);
+    *ptr = p;
+    call.set_output(hex_pointer(p));
+    return call.done(p ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+}  // namespace
+
+cudaError_t cudaMalloc(void** devPtr, size_t size, Site site) {
+    ApiCall call("cudaMalloc", site);
+    call.arg("size", static_cast<long long>(size));
+    const int device = current_device();
+    if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
+    if (devPtr == nullptr) return call.done(cudaErrorInvalidValue);
+    Runtime& r = runtime();
+    ++r.malloc_calls;
+    if (r.options.faults.malloc_fails_at == r.malloc_calls) {
+        *devPtr = nullptr;
+        return call.done(cudaErrorMemoryAllocation);
+    }
+    if (size == 0) {
+        *devPtr = nullptr;
+        return call.done(cudaSuccess);
+    }
+    void* p = mem::device_alloc(device, size, site);
+    *devPtr = p;
+    call.set_output(hex_pointer(p));
+    return call.done(p ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaFree(void* devPtr, Site site) {
+    ApiCall call("cudaFree", site);
+    call.arg("devPtr", devPtr);
+    if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
+    if (devPtr == nullptr) return call.done(cudaSuccess);
+    auto allocation = mem::find_device(devPtr);
+    if (!allocation || allocation->base != reinterpret_cast<std::uintptr_t>(devPtr))
+        return call.done(cudaErrorInvalidValue);
+    finish_work_before_free(call, allocation->device);
+    return call.done(mem::device_free(devPtr) ? cudaSuccess : cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t size, Site site) {
+    ApiCall call("cudaMallocHost", site);
+    call.arg("size", static_cast<long long>(size));
+    return allocate_host(call, ptr, size, cudaHostAllocDefault);
+}
+
+cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags, Site site) {
+    ApiCall call("cudaHostAlloc", site);
+    call.arg("size", static_cast<long long>(size)).arg("flags", flags);
+    return allocate_host(call, pHost, size, flags);
+}
+
+cudaError_t cudaFreeHost(void* ptr, Site site) {
+    ApiCall call("cudaFreeHost", site);
+    call.arg("ptr", ptr);
+    if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
+    if (ptr == nullptr) return call.done(cudaSuccess);
+    auto range = mem::find_host(ptr);
+    if (!range || !range->allocated_by_runtime || range->base != reinterpret_cast<std::uintptr_t>(ptr))
+        return call.done(cudaErrorInvalidValue);
+    finish_work_before_free(call, current_device());
+    return call.done(mem::host_free(ptr) ? cudaSuccess : cudaErrorInvalidValue);
+}
+
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags, Site site) {
+    ApiCall call("cudaHostRegister", site);
+    call.arg("ptr", ptr).arg("size", static_cast<long long>(size)).arg("flags", flags);
+    if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
+    if (ptr == nullptr || size == 0 || (flags & ~kHostRegisterFlags) != 0 || mem::device_of(ptr) >= 0)
+        return call.done(cudaErrorInvalidValue);
+    if (!mem::host_register(ptr, size, flags)) return call.done(cudaErrorHostMemoryAlreadyRegistered);
+    return call.done(cudaSuccess);
+}
+
+cudaError_t cudaHostUnregister(void* ptr, Site site) {
+    ApiCall call("cudaHostUnregister", site);
+    call.arg("ptr", ptr);
+    if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
+    if (ptr == nullptr) return call.done(cudaErrorInvalidValue);
+    auto range = mem::find_host(ptr);
+    if (!range || range->allocated_by_runtime || range->base != reinterpret_cast<std::uintptr_t>(ptr))
+        return call.done(cudaErrorHostMemoryNotRegistered);
+    run_all();   // copies still queued may read the range
+    return call.done(mem::host_unregister(ptr) ? cudaSuccess : cudaErrorHostMemoryNotRegistered);
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr, Site site) {
+    ApiCall call("cudaPointerGetAttributes", site);
+    call.arg("ptr", ptr);
+    if (cudaError_t status = machine_status(); status != cudaSuccess) return call.done(status);
+    if (attributes == nullptr) return call.done(cudaErrorInvalidValue);
+    *attributes = cudaPointerAttributes{};
+    if (auto allocation = mem::find_device(ptr)) {
+        attributes->type = cudaMemoryTypeDevice;
+        attributes->device = allocation->device;
+        attributes->devicePointer = const_cast<void*>(ptr);
+        attributes->hostPointer = nullptr;
+    } else if (ptr != nullptr && mem::find_host(ptr)) {
+        // Page-locked memory is mapped at the same address for every device (unified addressing).
+        attributes->type = cudaMemoryTypeHost;
+        attributes->device = current_device();
+        attributes->devicePointer = const_cast<void*>(ptr);
+        attributes->hostPointer = const_cast<void*>(ptr);
+    } else {
+        attributes->type = cudaMemoryTypeUnregistered;
+        attributes->device = cudaInvalidDeviceId;
+    }
+    return call.done(cudaSuccess);
+}

@@ -1,0 +1,64 @@
+// Device work: every copy, memset, kernel and marker is queued on a stream with the
+// operations it must follow, given a modelled start and end at enqueue time, and executed
+// when the schedule says so (eager: at once; lazy and shuffle: only when the host needs it).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime_state.h"
+
+namespace mgpu::sim::rt {
+
+struct OpRequest {
+    mgpu::trace::OpKind kind = mgpu::trace::OpKind::Kernel;
+    std::string name;
+    CUstream_st* stream = nullptr;
+    int device = -1;                  // whose engine runs it (trace)
+    int src_device = -1;
+    int dst_device = -1;
+    std::string engine;               // "" for markers, which take no time
+    int engine_device = -1;           // -1 for engines shared by a pair (links, staging)
+    double duration_us = 0;
+    double not_before_us = -1;        // earliest start when not the host's time now (launches)
+    std::size_t bytes = 0;
+    bool pinned_host = false;
+    bool staged = false;
+    bool peer_access = false;
+    unsigned long long threads = 0;
+    std::vector<std::uint64_t> extra_deps;   // cudaStreamWaitEvent
+    std::vector<int> barrier_devices;        // serialise with all work on these devices (cudaMemcpyPeer)
+    std::function<void()> work;
+};
+
+struct Enqueued {
+    std::uint64_t id = 0;
+    double end_us = 0;
+};
+
+Enqueued enqueue(OpRequest&& request);
+
+// Executes the given operations and everything they depend on, in the schedule's order.
+void run_until_done(const std::vector<std::uint64_t>& ops);
+// Executes every pending operation queued on a stream of the device (cudaDeviceSynchronize).
+// Returns the latest modelled end among the device's operations so far.
+double run_device(int device);
+// Executes everything; returns the latest modelled end of any operation.
+double run_all();
+
+bool is_done(std::uint64_t op);
+double op_end_us(std::uint64_t op);   // 0 for op 0
+
+// The operation being executed right now (for kernels that fault), 0 outside execution.
+std::uint64_t executing_op();
+void mark_op_error(std::uint64_t op, int code);
+
+// Drops every pending operation without executing it (reset).
+void discard_pending();
+
+// Modelled durations.
+double transfer_us(std::size_t bytes, double gbps);   // latency + bytes at gbps (GB/s)
+
+}  // namespace mgpu::sim::rt
