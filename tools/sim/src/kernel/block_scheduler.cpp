@@ -97,37 +97,9 @@ ctx::fiber BlockScheduler::fiber_body(ctx::fiber&& scheduler_side) {
     }
 }
 
-std::uint64_t BlockScheduler::wait(const WaitRequest& request) {
-    const unsigned linear = linear_index(threadIdx);
-    WaitingThread& self = threads_[linear];
-    self.request = request;
-    self.index = threadIdx;
-    waiting_thread_ = linear;
-    ++thread_cursor.suspensions;
-    event_ = Event::Waiting;
-    to_scheduler_ = std::move(to_scheduler_).resume();
-    return self.result;
-}
-
-void BlockScheduler::switch_to(ctx::fiber&& fiber) {
-    ctx::fiber back = std::move(fiber).resume();
-    switch (event_) {
-        case Event::Parked: record_parked(std::move(back)); return;
-        case Event::Waiting: record_waiting(std::move(back)); return;
-        case Event::Threw:
-            record_parked(std::move(back));
-            fail_with_thrown_exception();
-    }
-}
-
-std::uint32_t BlockScheduler::existing_lanes(unsigned warp) const {
-    const unsigned lanes = thread_cursor.count - warp * 32;
-    return lanes >= 32 ? 0xffffffffu : ((1u << lanes) - 1u);
-}
-
 // A thread waits: the threads before it have all started (they start in order), so the next
 // fiber goes on after it.
-void BlockScheduler::record_waiting(ctx::fiber&& fiber) {
+[[gnu::always_inline]] inline void BlockScheduler::record_waiting(ctx::fiber&& fiber) {
     const unsigned linear = waiting_thread_;
     ThreadCursor& cursor = thread_cursor;
     if (cursor.started <= linear) cursor.started = linear + 1;
@@ -145,12 +117,28 @@ void BlockScheduler::record_waiting(ctx::fiber&& fiber) {
 }
 
 // A fiber's loop ends only when no thread of the block is left to start.
-void BlockScheduler::record_parked(ctx::fiber&& fiber) {
+[[gnu::always_inline]] inline void BlockScheduler::record_parked(ctx::fiber&& fiber) {
     thread_cursor.started = thread_cursor.count;
     idle_.push_back(std::move(fiber));
 }
 
-void BlockScheduler::start_threads_in_fiber() {
+[[gnu::always_inline]] inline void BlockScheduler::switch_to(ctx::fiber&& fiber) {
+    ctx::fiber back = std::move(fiber).resume();
+    switch (event_) {
+        case Event::Parked: record_parked(std::move(back)); return;
+        case Event::Waiting: record_waiting(std::move(back)); return;
+        case Event::Threw:
+            record_parked(std::move(back));
+            fail_with_thrown_exception();
+    }
+}
+
+std::uint32_t BlockScheduler::existing_lanes(unsigned warp) const {
+    const unsigned lanes = thread_cursor.count - warp * 32;
+    return lanes >= 32 ? 0xffffffffu : ((1u << lanes) - 1u);
+}
+
+[[gnu::always_inline]] inline void BlockScheduler::start_threads_in_fiber() {
     if (idle_.empty()) {
         switch_to(make_fiber());
         return;
@@ -160,7 +148,7 @@ void BlockScheduler::start_threads_in_fiber() {
     switch_to(std::move(fiber));
 }
 
-void BlockScheduler::resume_thread(unsigned linear) {
+[[gnu::always_inline]] inline void BlockScheduler::resume_thread(unsigned linear) {
     WaitingThread& thread = threads_[linear];
     threadIdx = thread.index;
     thread.state = ThreadState::NotWaiting;
