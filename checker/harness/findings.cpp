@@ -1,6 +1,8 @@
 // The suite-facing half of the harness: findings, scenarios, skips and the run's settings.
 #include <doctest/doctest.h>
 
+#include <stdexcept>
+
 #include "mgpu/check/harness.h"
 #include "result_channel.h"
 

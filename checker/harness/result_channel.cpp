@@ -17,7 +17,9 @@ void send(nlohmann::json record) {
     record["nonce"] = settings().nonce;
     // A student's stray partial line on this descriptor must not swallow our record: start on a
     // fresh line. An empty line is ignored by the judge.
-    std::string line = "\n" + record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::string line(1, '\n');
+    line += record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    line += '\n';
     const char* data = line.data();
     std::size_t left = line.size();
     while (left > 0) {

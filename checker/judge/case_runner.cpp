@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <fcntl.h>
 #include <set>
 #include <sstream>
@@ -297,8 +298,17 @@ std::vector<CaseResult> run_cases(const std::string& binary, const std::vector<s
     std::atomic<std::size_t> next{0};
     auto worker = [&] {
         for (std::size_t index = next.fetch_add(1); index < names.size(); index = next.fetch_add(1)) {
-            RawRun run = run_binary(binary, {"--test-case=" + escape_filter(names[index]), "--case-sensitive"}, settings);
-            results[index] = judge_case(names[index], run, settings);
+            try {
+                RawRun run = run_binary(binary, {"--test-case=" + escape_filter(names[index]), "--case-sensitive"},
+                                        settings);
+                results[index] = judge_case(names[index], run, settings);
+            } catch (const std::exception& error) {
+                // An exception must not escape a worker thread (that would end the judge); the
+                // "internal:" reason makes the lesson a kit fault.
+                results[index].name = names[index];
+                results[index].status = CaseStatus::Crashed;
+                results[index].reason = std::string("internal: the judge failed running this case: ") + error.what();
+            }
         }
     };
     const int jobs = std::max(1, std::min<int>(settings.jobs, static_cast<int>(names.size())));

@@ -173,6 +173,21 @@ void check_initializers(const ElfObject& object, const std::string& file, std::v
     }
 }
 
+// Names the checker's own machinery answers to: a call of one from the student's file could
+// skip checks, reset the machine or read the checker's state.
+bool is_checker_machinery(const std::string& readable_name) {
+    static const char* const kPrefixes[] = {"mgpu::check::", "mgpu::judge::", "doctest::",
+                                            "mgpu::sim::reset_machine(", "mgpu::sim::trace(",
+                                            "mgpu::sim::clear_trace(", "mgpu::sim::drain_all(",
+                                            "mgpu::sim::options(", "mgpu::sim::options_from_environment(",
+                                            "mgpu::sim::machine(", "mgpu::sim::peer_access_enabled(",
+                                            "mgpu::sim::device_bytes_in_use(", "mgpu::sim::live_"};
+    for (const char* prefix : kPrefixes) {
+        if (starts_with(readable_name, prefix)) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 std::vector<ElfSection> parse_sections(const std::string& text) {
@@ -303,10 +318,17 @@ std::vector<std::string> forbidden_content(const ElfObject& object, const std::s
     }
     check_initializers(object, file, &problems);
 
+    std::set<std::string> machinery_reported;
     for (const auto& symbol : object.symbols) {
-        if (symbol.section == "UND" || symbol.name.empty() || symbol.type == "SECTION" || symbol.type == "FILE") {
+        if (symbol.section == "UND" && !symbol.name.empty()) {
+            const std::string name = demangle(symbol.name);
+            if (is_checker_machinery(name) && machinery_reported.insert(name).second) {
+                problems.push_back(file + " calls `" + readable(symbol.name) +
+                                   "`, which belongs to the checker, not to the CUDA runtime: remove that call.");
+            }
             continue;
         }
+        if (symbol.name.empty() || symbol.type == "SECTION" || symbol.type == "FILE") continue;
         if (symbol.type == "GNU_IFUNC" || symbol.type == "IFUNC") {
             problems.push_back(file + " defines `" + readable(symbol.name) +
                                "` as an indirect function (ifunc), whose resolver runs while the program loads: "

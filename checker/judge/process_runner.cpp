@@ -120,18 +120,20 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
 // Between fork and exec only async-signal-safe calls are allowed: everything is prepared before.
 [[noreturn]] void exec_child(const ProcessSpec& spec, int output_fd, int error_report_fd, char** argv, char** envp) {
     ::setpgid(0, 0);
-    ::dup2(output_fd, STDOUT_FILENO);
-    ::dup2(output_fd, STDERR_FILENO);
-    int null_fd = ::open("/dev/null", O_RDONLY);
+    // First move every descriptor the child needs above the range of the targets, so that placing
+    // one (say the result file on 3) cannot overwrite another still waiting to be placed (the
+    // nonce pipe, open on 3 in the judge). The moved copies close themselves at exec.
+    constexpr int kHigh = 100;
+    constexpr std::size_t kMaxExtra = 8;
+    int moved[kMaxExtra];
+    const std::size_t extra = spec.extra_fds.size() < kMaxExtra ? spec.extra_fds.size() : kMaxExtra;
+    for (std::size_t i = 0; i < extra; ++i) moved[i] = ::fcntl(spec.extra_fds[i].second, F_DUPFD_CLOEXEC, kHigh);
+    const int output = ::fcntl(output_fd, F_DUPFD_CLOEXEC, kHigh);
+    ::dup2(output, STDOUT_FILENO);
+    ::dup2(output, STDERR_FILENO);
+    int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
-    for (const auto& [child_fd, parent_fd] : spec.extra_fds) {
-        if (child_fd == parent_fd) {
-            int flags = ::fcntl(parent_fd, F_GETFD);
-            ::fcntl(parent_fd, F_SETFD, flags & ~FD_CLOEXEC);
-        } else {
-            ::dup2(parent_fd, child_fd);
-        }
-    }
+    for (std::size_t i = 0; i < extra; ++i) ::dup2(moved[i], spec.extra_fds[i].first);
     rlimit core{0, 0};
     ::setrlimit(RLIMIT_CORE, &core);
     if (spec.limits.file_size_bytes > 0) {

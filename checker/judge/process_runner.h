@@ -25,7 +25,7 @@ struct ProcessSpec {
     std::vector<std::string> argv;              // argv[0] is run as given (a path, or a name looked up in PATH)
     std::vector<std::string> environment;       // the complete environment, "NAME=value"
     std::string working_dir;                    // "" = the judge's own
-    std::vector<std::pair<int, int>> extra_fds; // {descriptor in the child, descriptor of the judge}
+    std::vector<std::pair<int, int>> extra_fds; // {descriptor in the child, descriptor of the judge}; at most 8
     ProcessLimits limits;
 };
 

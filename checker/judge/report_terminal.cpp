@@ -8,6 +8,8 @@ namespace mgpu::judge {
 namespace {
 
 constexpr std::size_t kFindingsShownPerCase = 4;
+// A skeleton fails every check; the first few of a criterion say what to do, the rest repeat it.
+constexpr int kCasesShownPerCriterion = 4;
 
 struct Style {
     bool color;
@@ -102,8 +104,14 @@ void write_lesson(std::ostringstream& out, const LessonResult& lesson, const Sty
             << criterion.passed + criterion.failed << " checks failed";
         std::string hint = read_hint(lesson, criterion.criterion);
         out << (hint.empty() ? "" : "; " + hint) << "\n";
+        int shown = 0;
         for (const auto& test : lesson.cases) {
-            if (test.criterion == criterion.criterion.name && counts_as_failed(test.status)) write_case(out, test, style);
+            if (test.criterion != criterion.criterion.name || !counts_as_failed(test.status)) continue;
+            if (shown++ < kCasesShownPerCriterion) write_case(out, test, style);
+        }
+        if (shown > kCasesShownPerCriterion) {
+            out << "  (" << shown - kCasesShownPerCriterion
+                << " more failed checks of this criterion: fix the ones above first, or see --json / --junit)\n";
         }
     }
     bool any_skipped = false;

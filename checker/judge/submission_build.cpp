@@ -21,7 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kCacheFormat = "mgpu-checker-build-v1";
+// Part of every cache key: change it whenever what a build does or checks changes, so that no
+// build made under older rules is reused.
+constexpr const char* kCacheFormat = "mgpu-checker-build-v2";
 constexpr std::size_t kCacheEntriesKept = 48;
 
 std::string read_file(const fs::path& path) {
@@ -244,7 +246,9 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
             // Quote includes resolve against the workspace, which holds only this file, so the
             // exercise's own header (from the kit) is the one used; #line keeps messages on the
             // student's path and lines.
-            write_file(rewritten, "#line 1 \"" + file.display + "\"\n" + source);
+            std::string quoted;
+            for (char c : file.display) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+            write_file(rewritten, "#line 1 \"" + quoted + "\"\n" + source);
         }
 
         const std::string object = (fs::path(workspace) / (stem.string() + ".o")).string();

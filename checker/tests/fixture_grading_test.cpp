@@ -3,17 +3,19 @@
 // fixture's rubric: "sums" 60 points over 3 cases, "division" 40 over 4 (one always skipped).
 #include <doctest/doctest.h>
 
-#include <dirent.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "grading.h"
+#include "process_table.h"
 #include "reports.h"
 
 using namespace mgpu::judge;
+using checker_tests::process_remains;
 namespace fs = std::filesystem;
 
 namespace {
@@ -57,17 +59,6 @@ int count_status(const GradeReport& report, CaseStatus status) {
     return count;
 }
 
-bool process_with_argument(const std::string& marker) {
-    DIR* proc = opendir("/proc");
-    bool found = false;
-    while (dirent* entry = readdir(proc)) {
-        std::ifstream file(std::string("/proc/") + entry->d_name + "/cmdline");
-        std::string command((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-        if (command.find(marker) != std::string::npos) found = true;
-    }
-    closedir(proc);
-    return found;
-}
 
 }  // namespace
 
@@ -89,6 +80,28 @@ TEST_CASE("a correct submission gets every point that can be earned here, the sk
         CHECK(again.lessons[0].build_cached);
         CHECK(again.lessons[0].score == doctest::Approx(90));
     }
+}
+
+TEST_CASE("without namespaces (process groups only) the judge grades the same") {
+    GradeRequest request = fixture_request("crash");
+    request.sandbox = false;
+    GradeReport report = grade_submission(request);
+    REQUIRE(report.lessons.size() == 1);
+    CHECK(report.sandbox.rfind("process group", 0) == 0);
+    CHECK(find_case(report, "division: by zero gives 0").status == CaseStatus::Crashed);
+    CHECK(count_status(report, CaseStatus::Passed) == 5);
+}
+
+TEST_CASE("the cuda backend is refused with a reason; auto grades on the simulator") {
+    GradeRequest request = fixture_request("good");
+    request.backend = "cuda";
+    GradeReport refused = grade_submission(request);
+    CHECK(refused.exit_code() == 4);
+    CHECK(contains(refused.kit_fault, "'cuda' backend"));
+    request.backend = "auto";
+    GradeReport automatic = grade_submission(request);
+    CHECK(automatic.exit_code() == 0);
+    CHECK(automatic.backend == "sim");
 }
 
 TEST_CASE("restricting the run to one machine skips the cases of other machines") {
@@ -161,7 +174,7 @@ TEST_CASE("memory and output limits stop a case, not the grading") {
 TEST_CASE("a process left behind does not hold up grading and does not survive it") {
     GradeReport report = grade("escapes");
     CHECK(find_case(report, "sums: sum_up_to of 100").status == CaseStatus::Passed);
-    if (report.sandbox.rfind("process group", 0) != 0) CHECK_FALSE(process_with_argument("987654"));
+    if (report.sandbox.rfind("process group", 0) != 0) CHECK_FALSE(process_remains("61.987654"));
 }
 
 TEST_CASE("submissions that cannot be built score 0 with the reason and exit code 3") {

@@ -177,3 +177,15 @@ TEST_CASE("the interface check tells a missing function from a changed signature
     CHECK(interface.wrong_signature[0].find("scale(long, int)") != std::string::npos);
     CHECK(interface.missing == std::vector<std::string>{"absent(float*, unsigned long)"});
 }
+
+TEST_CASE("calls into the checker's machinery are refused") {
+    ElfObject elf = compile(R"(
+        #include <string>
+        namespace mgpu::check { void skip(const std::string& reason); }
+        namespace mgpu::sim { void drain_all(); }
+        int work(int x) { mgpu::check::skip("not today"); mgpu::sim::drain_all(); return x; }
+    )");
+    std::string problems = joined(forbidden_content(elf, "work.cu", kSystem));
+    CHECK(problems.find("mgpu::check::skip") != std::string::npos);
+    CHECK(problems.find("mgpu::sim::drain_all()") != std::string::npos);
+}

@@ -2,14 +2,15 @@
 #include <doctest/doctest.h>
 
 #include <csignal>
-#include <dirent.h>
-#include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include "process_runner.h"
+#include "process_table.h"
 #include "sandbox.h"
 
 using namespace mgpu::judge;
+using checker_tests::process_remains;
 
 namespace {
 
@@ -19,19 +20,6 @@ ProcessSpec shell(const std::string& script, double seconds = 10) {
     spec.environment = {"PATH=" + judge_path_variable()};
     spec.limits.wall_seconds = seconds;
     return spec;
-}
-
-// Whether any process on the machine has `marker` on its command line.
-bool process_with_argument(const std::string& marker) {
-    DIR* proc = opendir("/proc");
-    bool found = false;
-    while (dirent* entry = readdir(proc)) {
-        std::ifstream file(std::string("/proc/") + entry->d_name + "/cmdline");
-        std::string command((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-        if (command.find(marker) != std::string::npos) found = true;
-    }
-    closedir(proc);
-    return found;
 }
 
 }  // namespace
@@ -64,8 +52,8 @@ TEST_CASE("the wall-clock limit stops a child and its children") {
     ProcessOutcome outcome = run_process(shell("sleep 123456 & sleep 123457; wait", 0.5));
     CHECK(outcome.timed_out);
     CHECK(outcome.seconds < 5);
-    CHECK_FALSE(process_with_argument("123456"));
-    CHECK_FALSE(process_with_argument("123457"));
+    CHECK_FALSE(process_remains("123456"));
+    CHECK_FALSE(process_remains("123457"));
 }
 
 TEST_CASE("the output limit stops a child that prints without end, keeping the start and the end") {
@@ -90,13 +78,37 @@ TEST_CASE("the memory limit counts resident memory of the process tree") {
 
 TEST_CASE("a process that leaves the group does not hold the judge, and the sandbox ends it") {
     const Sandbox& sandbox = available_sandbox();
-    ProcessSpec spec = shell("setsid sleep 654321 & echo started");
+    if (sandbox.kind == SandboxKind::ProcessGroup) {
+        MESSAGE("no PID namespace on this machine: a process that calls setsid cannot be ended here");
+        return;
+    }
+    ProcessSpec spec = shell("setsid sleep 65.4321 & echo started");
     const std::vector<std::string> prefix = sandbox.prefix({});
     spec.argv.insert(spec.argv.begin(), prefix.begin(), prefix.end());
     ProcessOutcome outcome = run_process(spec);
     CHECK(outcome.exited);
     CHECK(outcome.seconds < 5);
-    if (sandbox.kind != SandboxKind::ProcessGroup) {
-        CHECK_FALSE(process_with_argument("654321"));
-    }
+    CHECK_FALSE(process_remains("65.4321"));
+}
+
+TEST_CASE("descriptors handed to the child land where asked, even when their numbers cross") {
+    // The judge's descriptor 200 must become the child's 201 and 201 the child's 200: placing the
+    // first must not overwrite the second before it is placed.
+    int first[2], second[2];
+    REQUIRE(::pipe(first) == 0);
+    REQUIRE(::pipe(second) == 0);
+    REQUIRE(::dup2(first[0], 200) == 200);
+    REQUIRE(::dup2(second[0], 201) == 201);
+    REQUIRE(::write(first[1], "from-200\n", 9) == 9);
+    REQUIRE(::write(second[1], "from-201\n", 9) == 9);
+    for (int fd : {first[0], first[1], second[0], second[1]}) ::close(fd);
+    ProcessSpec spec;
+    spec.argv = {"bash", "-c", "head -n1 <&201; head -n1 <&200"};
+    spec.environment = {"PATH=" + judge_path_variable()};
+    spec.extra_fds = {{201, 200}, {200, 201}};
+    ProcessOutcome outcome = run_process(spec);
+    ::close(200);
+    ::close(201);
+    CHECK(outcome.exit_code == 0);
+    CHECK(outcome.output == "from-200\nfrom-201\n");
 }

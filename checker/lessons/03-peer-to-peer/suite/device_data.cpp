@@ -124,7 +124,8 @@ bool expect_scaled(const std::vector<float>& observed, const std::vector<float>&
         return expect(false, what + ": dst[i] == factor * src[i] for every i < n",
                       "dst[" + std::to_string(first_wrong) + "] = " + float_text(expected) + " (" +
                           float_text(factor) + " * " + float_text(source[first_wrong]) + ")",
-                      "dst[" + std::to_string(first_wrong) + "] = " + float_text(observed[first_wrong]) + "; " +
+                      "dst[" + std::to_string(first_wrong) + "] = " + float_text(observed[first_wrong]) +
+                          (observed[first_wrong] == kGuardValue ? " (never written)" : "") + "; " +
                           std::to_string(wrong) + " of " + std::to_string(n) + " elements wrong");
     }
     for (std::size_t i = n; i < observed.size(); ++i) {
@@ -147,7 +148,8 @@ bool expect_copied(const std::vector<unsigned char>& observed, const std::vector
     if (wrong > 0) {
         return expect(false, what + ": every byte arrives",
                       "byte " + std::to_string(first_wrong) + " = " + std::to_string(source[first_wrong]),
-                      "byte " + std::to_string(first_wrong) + " = " + std::to_string(observed[first_wrong]) + "; " +
+                      "byte " + std::to_string(first_wrong) + " = " + std::to_string(observed[first_wrong]) +
+                          (observed[first_wrong] == kGuardByte ? " (never written)" : "") + "; " +
                           std::to_string(wrong) + " of " + std::to_string(n) + " bytes wrong");
     }
     for (std::size_t i = n; i < observed.size(); ++i) {

@@ -29,6 +29,16 @@ const mgpu::trace::ApiCall* call_returning(const StudentCalls& calls, int code) 
     return any ? &found : nullptr;
 }
 
+// What the student reads as the observed status. A function that returns cudaErrorNotSupported
+// without making a single CUDA call is, in practice, the skeleton's placeholder.
+std::string observed_status(cudaError_t observed, const StudentCalls& calls) {
+    std::string text = error_text(observed);
+    if (observed == cudaErrorNotSupported && calls.calls().empty()) {
+        text += " without any CUDA call: is this still the skeleton's placeholder (its TODO not written yet)?";
+    }
+    return text;
+}
+
 }  // namespace
 
 std::string error_text(cudaError_t code) { return std::string(cudaGetErrorName(code)) + " (" + std::to_string(code) + ")"; }
@@ -44,8 +54,8 @@ bool expect(bool holds, const std::string& check, const std::string& expected, c
 bool expect_status(cudaError_t observed, cudaError_t expected, const std::string& call_text, const StudentCalls& calls) {
     if (observed == expected) return true;
     const mgpu::trace::ApiCall* source = observed == cudaSuccess ? nullptr : call_returning(calls, observed);
-    return expect(false, call_text + " returns " + error_text(expected), error_text(expected), error_text(observed),
-                  source);
+    return expect(false, call_text + " returns " + error_text(expected), error_text(expected),
+                  observed_status(observed, calls), source);
 }
 
 void require_status(cudaError_t observed, cudaError_t expected, const std::string& call_text,
@@ -54,7 +64,7 @@ void require_status(cudaError_t observed, cudaError_t expected, const std::strin
     const mgpu::trace::ApiCall* source = observed == cudaSuccess ? nullptr : call_returning(calls, observed);
     mgpu::check::fail_and_stop(finding(call_text + " returns " + error_text(expected) +
                                            " (the rest of this check needs it)",
-                                       error_text(expected), error_text(observed), source));
+                                       error_text(expected), observed_status(observed, calls), source));
 }
 
 bool expect_no_error_left(const StudentCalls& calls, const std::string& after_what) {

@@ -4,13 +4,17 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 namespace lesson3 {
 
 struct Machine {
-    std::string topology;            // a preset: hgx-h200-8, islands-2x2, pcie-4, h200
-    std::string schedule = "eager";  // eager, lazy, shuffle:SEED
-    std::string visible_devices;     // CUDA_VISIBLE_DEVICES ("" = unset: every device)
+    Machine(std::string topology_name, std::string schedule_text = "eager", std::string visible = "")
+        : topology(std::move(topology_name)), schedule(std::move(schedule_text)), visible_devices(std::move(visible)) {}
+
+    std::string topology;          // a preset: hgx-h200-8, islands-2x2, pcie-4, h200
+    std::string schedule;          // eager, lazy, shuffle:SEED
+    std::string visible_devices;   // CUDA_VISIBLE_DEVICES ("" = unset: every device)
 };
 
 // Brings the machine up and names the scenario for the judge. Returns false when the case must
