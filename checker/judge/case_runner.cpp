@@ -87,6 +87,7 @@ RawRun run_binary(const std::string& binary, const std::vector<std::string>& doc
     ProcessSpec spec;
     SandboxView view;
     view.readable_paths = {binary};
+    view.device_files = settings.device_files;
     spec.argv = settings.sandbox ? settings.sandbox->prefix(view) : std::vector<std::string>{};
     spec.argv.push_back(binary);
     spec.argv.push_back("--mgpu-result-fd=3");

@@ -23,6 +23,7 @@ struct CaseRunSettings {
     std::string topology;
     int jobs = 1;
     std::string scratch_dir;      // where result files are written (outside the sandbox)
+    std::vector<std::string> device_files;   // GPU device files the cases need (the cuda backend)
 };
 
 struct CaseListing {

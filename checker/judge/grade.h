@@ -18,7 +18,7 @@ struct GradeRequest {
     std::string json_out;            // Gradescope results.json ("" = none)
     std::string junit_out;           // JUnit XML ("" = none)
     std::string topology;            // run only the scenarios on this machine ("" = all)
-    std::string backend = "sim";     // "sim" or "auto" (both the simulator); "cuda" is refused: no real-GPU checker yet
+    std::string backend = "sim";     // "sim" (the simulated machine), "cuda" (the GPUs here) or "auto" (cuda when a GPU is usable)
     bool quiet = false;              // print only the totals line(s)
 
     int jobs = 0;                              // test cases run at once; 0 = number of cores

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "case_runner.h"
+#include "gpu_probe.h"
 #include "checker_build_config.h"
 #include "grading.h"
 #include "submission_build.h"
@@ -95,7 +96,7 @@ void store_listing(const std::string& cache_entry, const std::vector<std::string
 }
 
 void grade_lesson(const Lesson& lesson, const GradeRequest& request, bool lesson_named, const CaseRunSettings& run,
-                  const BuildSettings& build_settings, LessonResult* result) {
+                  const BuildSettings& build_settings, bool on_gpu, LessonResult* result) {
     result->number = lesson.number;
     result->id = lesson.id;
     result->title = lesson.title;
@@ -115,7 +116,14 @@ void grade_lesson(const Lesson& lesson, const GradeRequest& request, bool lesson
     result->submission_files.clear();
     for (const auto& file : located.files) result->submission_files.push_back(file.display);
 
-    const LessonBuild build = load_lesson_build(lesson.build_manifest);
+    std::error_code absent;
+    if (on_gpu && !fs::exists(lesson.cuda_build_manifest, absent)) {
+        throw KitError("lesson " + std::to_string(lesson.number) +
+                       " has no checker for real GPUs in this build: the kit was configured without nvcc or without "
+                       "CUPTI (CUDA Toolkit 12 or 13). Grade with --backend sim, or install the toolkit and configure "
+                       "the build again.");
+    }
+    const LessonBuild build = load_lesson_build(on_gpu ? lesson.cuda_build_manifest : lesson.build_manifest);
     BuiltChecker built = build_checker(lesson, build, located.files, build_settings);
     if (!built.ok) {
         result->outcome = LessonOutcome::NotBuilt;
@@ -174,15 +182,21 @@ GradeReport grade_submission(const GradeRequest& request) {
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return report;
     };
-    // "auto" picks real GPUs where there are some and a checker for them; this kit grades on the
-    // simulated machine only, so auto is the simulator.
-    if (request.backend == "auto") report.backend = "sim";
-    if (report.backend != "sim") {
-        report.kit_fault = "the '" + request.backend +
-                           "' backend is not available in this checker: only the simulated machine ('sim') grades "
-                           "submissions so far. Run again without --backend, or with --backend sim.";
+    // "auto" grades on real GPUs where the driver shows one, else on the simulated machine;
+    // "cuda" insists on a GPU and says plainly when there is none.
+    GpuProbe gpu;
+    if (request.backend == "auto" || request.backend == "cuda") gpu = probe_gpu();
+    if (request.backend == "auto") report.backend = gpu.usable ? "cuda" : "sim";
+    if (report.backend == "cuda" && !gpu.usable) {
+        report.kit_fault = "the 'cuda' backend needs an NVIDIA GPU, and there is no GPU here: " + gpu.reason +
+                           ". Grade on the simulated machine instead: --backend sim (or auto, which picks it).";
         return finish();
     }
+    if (report.backend != "sim" && report.backend != "cuda") {
+        report.kit_fault = "there is no backend '" + request.backend + "': use sim, cuda or auto.";
+        return finish();
+    }
+    const bool on_gpu = report.backend == "cuda";
 
     std::vector<Lesson> lessons;
     LessonPaths paths;
@@ -230,6 +244,11 @@ GradeReport grade_submission(const GradeRequest& request) {
     run.seed = report.seed;
     run.topology = request.topology;
     run.jobs = request.jobs > 0 ? request.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (on_gpu) {
+        run.device_files = gpu.device_files;
+        // Cases share the GPUs: one at a time unless asked, so that timings are the case's own.
+        if (request.jobs <= 0) run.jobs = 1;
+    }
 
     BuildSettings build_settings;
     build_settings.sandbox = &sandbox;
@@ -248,7 +267,7 @@ GradeReport grade_submission(const GradeRequest& request) {
             run.scratch_dir = build_settings.cache_dir;
             std::error_code error;
             fs::create_directories(run.scratch_dir, error);
-            grade_lesson(*lesson, request, request.lesson != 0, run, build_settings, &result);
+            grade_lesson(*lesson, request, request.lesson != 0, run, build_settings, on_gpu, &result);
         } catch (const std::exception& error) {
             result.outcome = LessonOutcome::KitFault;
             result.problem_kind = "internal error";

@@ -65,6 +65,8 @@ LessonBuild load_lesson_build(const std::string& path_text) {
     build.link_archives = field<std::vector<std::string>>(manifest, "link_archives", path);
     build.link_flags = optional_field<std::vector<std::string>>(manifest, "link_flags", {}, path);
     build.cu2cpp = optional_field<std::string>(manifest, "cu2cpp", "", path);
+    build.nvcc = optional_field<std::vector<std::string>>(manifest, "nvcc", {}, path);
+    build.nvcc_flags = optional_field<std::vector<std::string>>(manifest, "nvcc_flags", {}, path);
     if (build.cxx.empty()) throw KitError(path.string() + ": \"cxx\" is empty");
     return build;
 }
@@ -132,6 +134,7 @@ std::vector<Lesson> load_lessons(const LessonPaths& paths) {
         if (lesson.student_files.empty()) throw KitError(config_path.string() + ": no student_files");
         lesson.rubric = load_rubric((entry.path() / "rubric.json").string());
         lesson.build_manifest = (fs::path(paths.lessons_build_dir) / lesson.id / "checker-build.json").string();
+        lesson.cuda_build_manifest = (fs::path(paths.lessons_build_dir) / lesson.id / "checker-build-cuda.json").string();
         lessons.push_back(std::move(lesson));
     }
     std::sort(lessons.begin(), lessons.end(), [](const Lesson& a, const Lesson& b) { return a.number < b.number; });

@@ -40,6 +40,8 @@ struct LessonBuild {
     std::vector<std::string> link_archives;  // the suite (with the harness) and the libraries it needs, linked whole
     std::vector<std::string> link_flags;
     std::string cu2cpp;                      // the launch rewriter for .cu files ("" when not built)
+    std::vector<std::string> nvcc;           // real GPUs: nvcc compiles .cu files as they are (empty: the simulator)
+    std::vector<std::string> nvcc_flags;
     std::string manifest_text;               // the file as read, part of the build cache key
 };
 
@@ -53,6 +55,7 @@ struct Lesson {
     std::vector<std::string> interface;      // functions the student's files must define, as nm -C prints them
     Rubric rubric;
     std::string build_manifest;              // path of its checker-build.json
+    std::string cuda_build_manifest;         // checker-build-cuda.json: the same suite for real GPUs
 };
 
 struct LessonPaths {

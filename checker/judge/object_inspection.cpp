@@ -122,8 +122,24 @@ std::string readable(const std::string& symbol) {
     return text.size() > 160 ? text.substr(0, 157) + "..." : text;
 }
 
+// nvcc's registration function: a file-local constructor it writes into every object with device
+// code. A student cannot write one of that name beside nvcc's without a redefinition error.
+bool is_nvcc_registration(const ElfSymbol& function) {
+    return function.bind == "LOCAL" && function.name == "_ZL24__sti____cudaRegisterAllv";
+}
+
+// What nvcc's registration may use: the runtime's __cuda* registration entry points and atexit
+// (called), and the addresses of the file's kernels and of its unregistration function (taken,
+// not called).
+bool is_allowed_in_registration(const ElfRelocation& use) {
+    const bool is_call = use.type.find("PLT32") != std::string::npos;
+    if (!is_call) return true;
+    return use.symbol.rfind("__cuda", 0) == 0 || use.symbol == "atexit";
+}
+
 // Problems with the code that .init_array entries point at.
-void check_initializers(const ElfObject& object, const std::string& file, std::vector<std::string>* problems) {
+void check_initializers(const ElfObject& object, const std::string& file, bool from_nvcc,
+                        std::vector<std::string>* problems) {
     std::set<std::string> reported;
     for (const auto& entry : object.relocations) {
         if (!starts_with(entry.target_section, ".init_array")) continue;
@@ -141,7 +157,8 @@ void check_initializers(const ElfObject& object, const std::string& file, std::v
             }
         }
         const ElfSymbol* function = code_section ? function_at(object, *code_section, offset) : nullptr;
-        if (function == nullptr || !starts_with(function->name, "_GLOBAL__sub_I_")) {
+        const bool registration = from_nvcc && function != nullptr && is_nvcc_registration(*function);
+        if (function == nullptr || (!registration && !starts_with(function->name, "_GLOBAL__sub_I_"))) {
             std::string name = function ? readable(function->name) : entry.symbol;
             problems->push_back(file + " asks for `" + name +
                                 "` to run before main (__attribute__((constructor)) or similar). The checker "
@@ -152,6 +169,7 @@ void check_initializers(const ElfObject& object, const std::string& file, std::v
             if (use.target_section != code_section->name) continue;
             if (use.offset < function->value || use.offset >= function->value + function->size) continue;
             if (is_allowed_in_initializer(use)) continue;
+            if (registration && is_allowed_in_registration(use)) continue;
             const ElfSection* referenced_section = section_by_name(object, use.symbol);
             if (referenced_section != nullptr && referenced_section->flags.find('X') == std::string::npos) {
                 continue;   // data of the file itself (where the initialised object lives)
@@ -301,7 +319,7 @@ InterfaceCheck check_interface(const std::vector<ElfObject>& objects, const std:
 }
 
 std::vector<std::string> forbidden_content(const ElfObject& object, const std::string& file,
-                                           const std::vector<std::string>& system_symbols) {
+                                           const std::vector<std::string>& system_symbols, bool from_nvcc) {
     std::vector<std::string> problems;
     const std::set<std::string> system(system_symbols.begin(), system_symbols.end());
 
@@ -316,7 +334,7 @@ std::vector<std::string> forbidden_content(const ElfObject& object, const std::s
                                ", for instance __attribute__((destructor))): remove it.");
         }
     }
-    check_initializers(object, file, &problems);
+    check_initializers(object, file, from_nvcc, &problems);
 
     std::set<std::string> machinery_reported;
     for (const auto& symbol : object.symbols) {

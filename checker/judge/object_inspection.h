@@ -56,8 +56,10 @@ InterfaceCheck check_interface(const std::vector<ElfObject>& objects, const std:
 
 // Sentences, one per problem: symbols that could replace the checker's or a library's, and code
 // that would run before main. `display_name` names the student's file in the sentences;
-// `system_symbols` are the names the C and C++ runtime libraries export.
+// `system_symbols` are the names the C and C++ runtime libraries export. `from_nvcc`: the object
+// came from nvcc, whose generated code registers the file's kernels with the CUDA runtime before
+// main; that registration, and nothing else, is allowed to run then.
 std::vector<std::string> forbidden_content(const ElfObject& object, const std::string& display_name,
-                                           const std::vector<std::string>& system_symbols);
+                                           const std::vector<std::string>& system_symbols, bool from_nvcc = false);
 
 }  // namespace mgpu::judge

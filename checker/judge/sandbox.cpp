@@ -26,6 +26,9 @@ std::vector<std::string> bubblewrap_prefix(const SandboxView& view) {
     for (const auto& dir : view.writable_dirs) {
         argv.insert(argv.end(), {"--bind", dir, dir});
     }
+    for (const auto& file : view.device_files) {
+        argv.insert(argv.end(), {"--dev-bind", file, file});
+    }
     argv.push_back("--");
     return argv;
 }

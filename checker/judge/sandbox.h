@@ -16,6 +16,8 @@ struct SandboxView {
     std::vector<std::string> readable_paths;  // bound read-only (only those under /tmp need it)
     std::vector<std::string> hidden_dirs;     // replaced by an empty directory inside
     std::vector<std::string> writable_dirs;   // bound read-write (everything else is read-only)
+    std::vector<std::string> device_files;    // real devices the child may open (/dev/nvidia*): bubblewrap's
+                                              // own /dev holds only null, zero, random and the like
 };
 
 struct Sandbox {

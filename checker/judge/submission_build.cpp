@@ -23,7 +23,7 @@ namespace {
 
 // Part of every cache key: change it whenever what a build does or checks changes, so that no
 // build made under older rules is reused.
-constexpr const char* kCacheFormat = "mgpu-checker-build-v2";
+constexpr const char* kCacheFormat = "mgpu-checker-build-v3";
 constexpr std::size_t kCacheEntriesKept = 48;
 
 std::string read_file(const fs::path& path) {
@@ -73,6 +73,7 @@ std::string cache_key(const Lesson& lesson, const LessonBuild& build, const std:
     add_fingerprint(hash, lesson.exercise_dir);
     for (const auto& archive : build.link_archives) add_fingerprint(hash, archive);
     if (!build.cu2cpp.empty()) add_fingerprint(hash, build.cu2cpp);
+    if (!build.nvcc.empty()) add_fingerprint(hash, build.nvcc.front());
     return hash.hex_digest().substr(0, 32);
 }
 
@@ -199,6 +200,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
     // Meson's archives are thin: their members stay in a folder beside them.
     for (const auto& archive : build.link_archives) settings.readable_paths.push_back(fs::path(archive).parent_path().string());
     if (!build.cu2cpp.empty()) settings.readable_paths.push_back(build.cu2cpp);
+    const bool real_gpu = !build.nvcc.empty();
     std::error_code error;
     fs::create_directories(settings.cache_dir, error);
     if (error) throw KitError("cannot create the build cache " + settings.cache_dir + ": " + error.message());
@@ -230,7 +232,23 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
         const std::string source = read_file(file.path);
         const fs::path stem = fs::path(file.name).stem();
         const fs::path rewritten = fs::path(workspace) / (stem.string() + ".cpp");
-        if (fs::path(file.name).extension() == ".cu") {
+        const std::string object = (fs::path(workspace) / (stem.string() + ".o")).string();
+        if (real_gpu && fs::path(file.name).extension() == ".cu") {
+            // Real GPUs: nvcc compiles the file as the student wrote it, against the CUDA Toolkit's
+            // headers only.
+            const fs::path copy = fs::path(workspace) / file.name;
+            write_file(copy, source);
+            std::vector<std::string> compile = build.nvcc;
+            compile.insert(compile.end(), build.nvcc_flags.begin(), build.nvcc_flags.end());
+            // nvcc has no -iquote; the workspace holds only the student's file, so -I finds the
+            // kit's header, never a copy of the student's.
+            compile.insert(compile.end(), {"-std=c++20", "-I" + lesson.exercise_dir});
+            for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});
+            compile.insert(compile.end(), {"-c", copy.string(), "-o", object});
+            ProcessOutcome compiled = run_tool(compile, settings, workspace, true, 300);
+            if (!compiled.started) throw KitError("cannot run nvcc: " + compiled.start_error);
+            if (!succeeded(compiled)) return not_built("compile error", explain_outcome(compiled, "nvcc"));
+        } else if (fs::path(file.name).extension() == ".cu") {
             if (build.cu2cpp.empty()) throw KitError("the launch rewriter cu2cpp was not built: .cu files cannot be checked");
             const fs::path copy = fs::path(workspace) / file.name;
             write_file(copy, source);
@@ -251,18 +269,19 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
             write_file(rewritten, "#line 1 \"" + quoted + "\"\n" + source);
         }
 
-        const std::string object = (fs::path(workspace) / (stem.string() + ".o")).string();
-        std::vector<std::string> compile = build.cxx;
-        compile.insert(compile.end(), build.cxx_flags.begin(), build.cxx_flags.end());
-        compile.insert(compile.end(), {"-std=c++20", "-O1", "-fdiagnostics-color=never", "-iquote", lesson.exercise_dir});
-        // The simulator's headers stand where CUDA's would: system headers, whose own warnings
-        // are not the student's business.
-        for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});
-        compile.insert(compile.end(), {"-c", rewritten.string(), "-o", object});
-        ProcessOutcome compiled = run_tool(compile, settings, workspace, true);
-        if (!compiled.started) throw KitError("cannot run the C++ compiler: " + compiled.start_error);
-        if (!succeeded(compiled)) {
-            return not_built("compile error", explain_outcome(compiled, "the compiler"));
+        if (!real_gpu || fs::path(file.name).extension() != ".cu") {   // g++ on the (rewritten) file
+            std::vector<std::string> compile = build.cxx;
+            compile.insert(compile.end(), build.cxx_flags.begin(), build.cxx_flags.end());
+            compile.insert(compile.end(), {"-std=c++20", "-O1", "-fdiagnostics-color=never", "-iquote", lesson.exercise_dir});
+            // The simulator's headers stand where CUDA's would: system headers, whose own warnings
+            // are not the student's business.
+            for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});
+            compile.insert(compile.end(), {"-c", rewritten.string(), "-o", object});
+            ProcessOutcome compiled = run_tool(compile, settings, workspace, true);
+            if (!compiled.started) throw KitError("cannot run the C++ compiler: " + compiled.start_error);
+            if (!succeeded(compiled)) {
+                return not_built("compile error", explain_outcome(compiled, "the compiler"));
+            }
         }
 
         ElfObject elf;
@@ -279,7 +298,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
             if (what[1] == 'r') elf.relocations = parse_relocations(listing.output);
         }
         if (elf.sections.empty()) throw KitError("readelf found no sections in " + object);
-        auto problems = forbidden_content(elf, file.display, system_symbols(build.cxx));
+        auto problems = forbidden_content(elf, file.display, system_symbols(build.cxx), real_gpu);
         if (!problems.empty()) {
             std::string text;
             for (const auto& problem : problems) text += (text.empty() ? "" : "\n") + problem;

@@ -45,15 +45,20 @@ private:
 };
 
 // Directions (from, to) that open_peer_access opened. close_all_peer_access closes exactly these,
-// and leaves access that other code opened to that code.
-std::set<std::pair<int, int>> opened_directions;
+// and leaves access that other code opened to that code. A function-local static is created on first
+// use, so the file runs no code of its own before main.
+[[maybe_unused]] std::set<std::pair<int, int>>& opened_directions()
+{
+    static std::set<std::pair<int, int>> directions;
+    return directions;
+}
 
 constexpr unsigned threads_per_block = 256;
 
 // Enough blocks to give every element its own thread, capped near a few blocks per SM of a large GPU:
 // the grid-stride loop in scale_kernel lets a smaller grid cover any n.
-// [[maybe_unused]] keeps the compiler quiet about this helper and scale_kernel until your code
-// uses them; you may delete it then.
+// [[maybe_unused]] on opened_directions, blocks_for and scale_kernel keeps the compiler quiet until
+// your code uses them; you may delete it then.
 [[maybe_unused]] constexpr unsigned blocks_for(std::size_t n)
 {
     const std::size_t wanted = (n + threads_per_block - 1) / threads_per_block;
@@ -93,7 +98,7 @@ cudaError_t open_peer_access(int from, int to)
     //   (a CurrentDeviceGuard at the top of the function does that for you).
     // - 704 (cudaErrorPeerAccessAlreadyEnabled) means it is already open: treat it as success and
     //   clear it with cudaGetLastError(), because the runtime keeps it as the last error.
-    // - Remember each direction you opened in opened_directions; TODO(7) closes them.
+    // - Remember each direction you opened in opened_directions(); TODO(7) closes them.
     (void)from, (void)to;   // delete this line once you use them
     return cudaErrorNotSupported;
 }
@@ -122,8 +127,9 @@ cudaError_t scale_from_peer(float* dst, int dst_device, const float* src, int sr
     // TODO(5) (lesson 3, sections 3.8 and 3.9): dst[i] = factor * src[i], computed on dst_device.
     // - First write scale_kernel above (TODO(5a)).
     // - Make dst_device current (and restore the caller's device at the end).
-    // - If access from dst_device to src_device is open (in opened_directions), or both are the same
-    //   device, launch scale_kernel on src directly: the kernel reads across the link.
+    // - If access from dst_device to src_device is open (in opened_directions()), or both are the same
+    //   device, launch scale_kernel<<<blocks_for(n), threads_per_block>>> on src directly: the kernel
+    //   reads across the link.
     // - Otherwise reading src from a kernel on dst_device faults (700). Copy src into a cudaMalloc'ed
     //   buffer on dst_device with copy_between_devices, scale that, and cudaFree it.
     // - Check the launch with cudaGetLastError(), wait with cudaDeviceSynchronize(). n == 0 does nothing.
@@ -142,20 +148,22 @@ cudaError_t pipelined_scale(float* dst, int dst_device, const float* src, int sr
     //     cudaMemcpyPeerAsync into the staging buffer at the chunk's offset, on the copy stream;
     //     cudaEventRecord(the chunk's event, copy stream);
     //     cudaStreamWaitEvent(compute stream, the chunk's event, 0);
-    //     scale_kernel<<<blocks, threads, 0, compute stream>>> on that chunk, then cudaGetLastError().
+    //     scale_kernel<<<blocks_for(count), threads_per_block, 0, compute stream>>> on that chunk,
+    //     then cudaGetLastError().
     // - Wait once at the end with cudaStreamSynchronize(compute stream). Never cudaDeviceSynchronize
     //   inside the loop: it would stop the overlap.
     // - Destroy the events and streams and free the staging buffer on every path.
     // - n == 0 does nothing; chunk == 0 returns cudaErrorInvalidValue.
-    (void)dst, (void)dst_device, (void)src, (void)src_device, (void)n, (void)chunk, (void)factor;   // delete once used
+    (void)dst, (void)dst_device, (void)src, (void)src_device;   // delete these two lines once you
+    (void)n, (void)chunk, (void)factor;                           // use the parameters
     return cudaErrorNotSupported;
 }
 
 int close_all_peer_access()
 {
-    // TODO(7) (lesson 3, section 3.11): close every direction in opened_directions: make `from`
+    // TODO(7) (lesson 3, section 3.11): close every direction in opened_directions(): make `from`
     // current and call cudaDeviceDisablePeerAccess(to). Count the ones that close; for one that fails
-    // (705: not open any more), clear the error with cudaGetLastError(). Then empty opened_directions,
+    // (705: not open any more), clear the error with cudaGetLastError(). Then empty opened_directions(),
     // restore the caller's device, and return the count.
     return 0;
 }

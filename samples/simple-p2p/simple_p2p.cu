@@ -36,6 +36,10 @@ __global__ void times_two(float* dst, const float* src, std::size_t n)
 // it reads `input` on the other GPU directly; without it, the input comes over first into `scratch`.
 void run_times_two(int device, float* output, const float* input, int input_device, float* scratch, bool peer)
 {
+    if (peer)
+        std::printf("Kernel on GPU%d reads GPU%d's buffer directly.\n", device, input_device);
+    else
+        std::printf("Kernel on GPU%d doubles a copy of GPU%d's buffer.\n", device, input_device);
     CHECK(cudaSetDevice(device));
     const float* source = input;
     if (!peer) {
@@ -127,9 +131,7 @@ int main()
     for (std::size_t i = 0; i < buffer_floats; ++i) host[i] = float(i % 4096);
     CHECK(cudaMemcpy(on_first, host, bytes, cudaMemcpyHostToDevice));
 
-    std::printf("Kernel on GPU%d reads GPU%d's buffer and writes its own.\n", second, first);
     run_times_two(second, on_second, on_first, first, scratch_second, peer);
-    std::printf("Kernel on GPU%d reads GPU%d's buffer and writes its own.\n", first, second);
     run_times_two(first, on_first, on_second, second, scratch_first, peer);
 
     CHECK(cudaMemcpy(host, on_first, bytes, cudaMemcpyDeviceToHost));

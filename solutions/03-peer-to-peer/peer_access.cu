@@ -43,8 +43,13 @@ private:
 };
 
 // Directions (from, to) that open_peer_access opened. close_all_peer_access closes exactly these,
-// and leaves access that other code opened to that code.
-std::set<std::pair<int, int>> opened_directions;
+// and leaves access that other code opened to that code. A function-local static is created on first
+// use, so the file runs no code of its own before main.
+std::set<std::pair<int, int>>& opened_directions()
+{
+    static std::set<std::pair<int, int>> directions;
+    return directions;
+}
 
 constexpr unsigned threads_per_block = 256;
 
@@ -157,7 +162,7 @@ cudaError_t open_peer_access(int from, int to)
         cudaGetLastError();
         return cudaSuccess;
     }
-    if (status == cudaSuccess) opened_directions.insert({from, to});
+    if (status == cudaSuccess) opened_directions().insert({from, to});
     return status;
 }
 
@@ -195,7 +200,7 @@ cudaError_t scale_from_peer(float* dst, int dst_device, const float* src, int sr
     // A kernel may dereference another device's memory only once access was opened FROM its own device;
     // without it the kernel faults with 700. That the pair could peer is not enough.
     const bool reads_src_directly =
-        src_device == dst_device || opened_directions.count({dst_device, src_device}) == 1;
+        src_device == dst_device || opened_directions().count({dst_device, src_device}) == 1;
     if (reads_src_directly) {
         scale_kernel<<<blocks_for(n), threads_per_block>>>(dst, src, n, factor);
         RETURN_IF_FAILED(cudaGetLastError());
@@ -239,7 +244,7 @@ int close_all_peer_access()
 {
     CurrentDeviceGuard restore_current_device;
     int closed = 0;
-    for (const auto& [from, to] : opened_directions) {
+    for (const auto& [from, to] : opened_directions()) {
         // Disabling, like enabling, acts for the current device.
         if (cudaSetDevice(from) == cudaSuccess && cudaDeviceDisablePeerAccess(to) == cudaSuccess) {
             ++closed;
@@ -247,6 +252,6 @@ int close_all_peer_access()
             cudaGetLastError();   // already gone (705) or no such device any more: nothing left to close
         }
     }
-    opened_directions.clear();
+    opened_directions().clear();
     return closed;
 }

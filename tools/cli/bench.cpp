@@ -16,6 +16,8 @@ struct Bench {
 
 constexpr Bench kBenches[] = {
     {"sim", "the simulator's own speed and memory: kernels against plain C++, __syncthreads, resident memory"},
+    {"calibrate", "the GPU against the simulator's h200 model, and lesson 3's solution against the GPU's ceilings "
+                  "(needs a GPU; --out FILE.md)"},
 };
 
 int bench(const Kit& kit, const ParsedArgs& args) {
@@ -25,6 +27,14 @@ int bench(const Kit& kit, const ParsedArgs& args) {
         return kExitOk;
     }
     const std::string& name = args.positionals.front();
+    if (name == "calibrate") {
+        const std::filesystem::path program = kit.build / "bench" / "bench-calibrate";
+        if (!std::filesystem::exists(program))
+            throw SetupError("the calibration bench (bench-calibrate) is not built in " + kit.build.string());
+        std::vector<std::string> argv = {program.string()};
+        argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
+        return run_process(argv).shell_code();
+    }
     if (name != "sim") throw UsageError("there is no bench '" + name + "'; run 'tools/mgpu bench' for the list");
     const std::filesystem::path program = kit.bench_sim();
     if (program.empty() || !std::filesystem::exists(program))
@@ -40,7 +50,7 @@ const Command bench_command = {
     "The kit itself",
     {
         .name = "bench",
-        .usage = "bench [sim] [-- ARGS]",
+        .usage = "bench [sim|calibrate] [-- ARGS]",
         .summary = "Lists the benches, or runs one and shows what it measured.",
         .description = "Each figure is printed with its target and PASS or MISS; the exit code is the bench's\n"
                        "own (1 when a figure misses its target).",

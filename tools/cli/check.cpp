@@ -112,7 +112,8 @@ int grade(const Kit& kit, const ParsedArgs& args) {
 const OptionSpec kTopologyOption = {"--topology", "NAME|FILE",
                                     "run only the scenarios on this machine, instead of the lesson's set"};
 const OptionSpec kBackendOption = {"--backend", "sim|cuda|auto",
-                                   "the simulated machine (default), real GPUs, or real GPUs when present"};
+                                   "sim (the default) and auto grade on the simulated machine; cuda (real GPUs) "
+                                   "is not available yet"};
 const OptionSpec kSeedOption = {"--seed", "N", "the seed of the random inputs (each report prints the one it used)"};
 
 const char* kExitCodes =

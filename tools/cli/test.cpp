@@ -35,7 +35,7 @@ int test(const Kit& kit, const ParsedArgs& args) {
         std::cout << "Test programs that failed (their output is above):\n";
         for (const auto& problem : result.problems) std::cout << "  " << problem << "\n";
     }
-    if (result.skipped > 0) std::cout << result.skipped << " skipped\n";
+    if (result.skipped > 0) std::cout << result.skipped << " test program(s) skipped themselves (exit code 77)\n";
     if (result.passed + result.failed == 0) std::cout << "No test case ran.\n";
     std::cout << result.passed << " passed, " << result.failed << " failed" << std::endl;
     return (result.failed == 0 && result.passed > 0) ? kExitOk : kExitFailed;

@@ -32,7 +32,7 @@ std::vector<TestRecord> read_testlog(const std::filesystem::path& file);
 struct SuiteTally {
     int passed = 0;
     int failed = 0;
-    int skipped = 0;
+    int skipped = 0;  // test programs that exited with 77 (meson's skip)
     std::vector<std::string> problems;  // "name: what went wrong", one per test program that failed
 };
 

@@ -51,6 +51,12 @@ TEST_CASE("test programs are tallied by their test cases; a crash or timeout is 
     CHECK(result.problems[2] == "kernel: timed out");
 }
 
+TEST_CASE("cases a doctest filter left out are not counted as skipped tests") {
+    SuiteTally result = tally({{"part-2", "OK", 0, "[doctest] test cases: 3 | 3 passed | 0 failed | 9 skipped\n"}});
+    CHECK(result.passed == 3);
+    CHECK(result.skipped == 0);
+}
+
 TEST_CASE("a program that fails after all its cases passed still counts as a failure") {
     SuiteTally result = tally({{"leaky", "FAIL", 1, "[doctest] test cases: 2 | 2 passed | 0 failed | 0 skipped\n"}});
     CHECK(result.passed == 2);

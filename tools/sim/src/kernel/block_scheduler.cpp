@@ -1,9 +1,13 @@
-#include "kernel/block_scheduler.h"
+#include "mgpu/sim/block_scheduler.h"
+
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <bit>
-#include <boost/context/protected_fixedsize_stack.hpp>
+#include <boost/context/stack_context.hpp>
+#include <boost/context/stack_traits.hpp>
 #include <cstring>
+#include <new>
 #include <memory>
 #include <utility>
 
@@ -21,6 +25,34 @@ namespace {
 // Kernel code runs on these stacks: room for deep device-function calls and printf, with a
 // guard page below so that an overflow faults instead of overwriting a neighbouring stack.
 constexpr std::size_t kFiberStackBytes = 256 * 1024;
+
+// Fiber stacks, each mapped with a guard page below it. A barrier touches the top few hundred
+// bytes of every waiting thread's stack; shifting each stack's top by a different amount keeps
+// those bytes of different fibers in different cache sets instead of all in the same few.
+class ColoredStack {
+public:
+    ColoredStack(std::size_t bytes, unsigned color) : bytes_(bytes), offset_((color % 64) * 320) {}
+
+    ctx::stack_context allocate() {
+        const std::size_t page = ctx::stack_traits::page_size();
+        const std::size_t total = (bytes_ + offset_ + page - 1) / page * page + page;
+        void* base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (base == MAP_FAILED) throw std::bad_alloc();
+        ::mprotect(base, page, PROT_NONE);
+        ctx::stack_context context;
+        context.size = total - offset_;
+        context.sp = static_cast<char*>(base) + context.size;
+        return context;
+    }
+
+    void deallocate(ctx::stack_context& context) noexcept {
+        ::munmap(static_cast<char*>(context.sp) - context.size, context.size + offset_);
+    }
+
+private:
+    std::size_t bytes_;
+    std::size_t offset_;
+};
 
 // A shuffle's width must be a power of two up to 32; anything else reads as 32 (CUDA leaves it undefined).
 unsigned shuffle_width(int width) {
@@ -73,64 +105,36 @@ BlockScheduler::~BlockScheduler() {
 }
 
 ctx::fiber BlockScheduler::make_fiber() {
-    return ctx::fiber(std::allocator_arg, ctx::protected_fixedsize_stack(kFiberStackBytes),
-                      [this](ctx::fiber&& scheduler_side) { return fiber_body(std::move(scheduler_side)); });
+    return ctx::fiber(std::allocator_arg, ColoredStack(kFiberStackBytes, fibers_made_++),
+                      [this](ctx::fiber&& incoming) { return fiber_body(std::move(incoming)); });
 }
 
 // A fiber runs the thread loop, parks when the loop has no thread left to start, and runs the
-// loop again for a later block when it is taken from the pool. Exceptions stop here: a C++
-// exception from kernel code is handed to the scheduler as an event; only the forced unwinding
-// that destroys a suspended fiber passes through.
-ctx::fiber BlockScheduler::fiber_body(ctx::fiber&& scheduler_side) {
-    to_scheduler_ = std::move(scheduler_side);
+// loop again when it is taken from the pool. Exceptions stop here: a C++ exception from kernel
+// code sends the fiber to the scheduler with the exception; only the forced unwinding that
+// destroys a suspended fiber passes through.
+ctx::fiber BlockScheduler::fiber_body(ctx::fiber&& incoming) {
+    file(std::move(incoming));
     for (;;) {
         try {
             loop_(arguments_);
-            event_ = Event::Parked;
         } catch (const ctx::detail::forced_unwind&) {
             throw;
         } catch (...) {
             thrown_ = std::current_exception();
-            event_ = Event::Threw;
         }
-        to_scheduler_ = std::move(to_scheduler_).resume();
+        thread_cursor.started = thread_cursor.count;   // a loop ends only when no thread is left to start
+        handoff_ = Handoff{Handoff::Parked, 0};
+        ctx::fiber next = thrown_ ? std::move(to_scheduler_) : next_to_run();
+        file(std::move(next).resume());
     }
 }
 
-// A thread waits: the threads before it have all started (they start in order), so the next
-// fiber goes on after it.
-[[gnu::always_inline]] inline void BlockScheduler::record_waiting(ctx::fiber&& fiber) {
-    const unsigned linear = waiting_thread_;
-    ThreadCursor& cursor = thread_cursor;
-    if (cursor.started <= linear) cursor.started = linear + 1;
-    WaitingThread& thread = threads_[linear];
-    thread.fiber = std::move(fiber);
-    if (thread.request.warp) {
-        thread.state = ThreadState::AtWarpOp;
-        ++at_warp_op_;
-        warp_waiting_[linear / 32] |= 1u << (linear % 32);
-        try_release_warp(linear / 32);
-    } else {
-        thread.state = ThreadState::AtBlockBarrier;
-        block_waiters_.push_back(linear);
-    }
-}
-
-// A fiber's loop ends only when no thread of the block is left to start.
-[[gnu::always_inline]] inline void BlockScheduler::record_parked(ctx::fiber&& fiber) {
-    thread_cursor.started = thread_cursor.count;
-    idle_.push_back(std::move(fiber));
-}
-
-[[gnu::always_inline]] inline void BlockScheduler::switch_to(ctx::fiber&& fiber) {
-    ctx::fiber back = std::move(fiber).resume();
-    switch (event_) {
-        case Event::Parked: record_parked(std::move(back)); return;
-        case Event::Waiting: record_waiting(std::move(back)); return;
-        case Event::Threw:
-            record_parked(std::move(back));
-            fail_with_thrown_exception();
-    }
+void BlockScheduler::enqueue_at_warp_op(unsigned linear) {
+    threads_[linear].state = ThreadState::AtWarpOp;
+    ++at_warp_op_;
+    warp_waiting_[linear / 32] |= 1u << (linear % 32);
+    try_release_warp(linear / 32);
 }
 
 std::uint32_t BlockScheduler::existing_lanes(unsigned warp) const {
@@ -138,45 +142,38 @@ std::uint32_t BlockScheduler::existing_lanes(unsigned warp) const {
     return lanes >= 32 ? 0xffffffffu : ((1u << lanes) - 1u);
 }
 
-[[gnu::always_inline]] inline void BlockScheduler::start_threads_in_fiber() {
-    if (idle_.empty()) {
-        switch_to(make_fiber());
-        return;
-    }
-    ctx::fiber fiber = std::move(idle_.back());
-    idle_.pop_back();
-    switch_to(std::move(fiber));
-}
-
-[[gnu::always_inline]] inline void BlockScheduler::resume_thread(unsigned linear) {
-    WaitingThread& thread = threads_[linear];
-    threadIdx = thread.index;
-    thread.state = ThreadState::NotWaiting;
-    switch_to(std::move(thread.fiber));
-}
-
+// Control comes back here only when no thread is runnable and either a fiber is needed that the
+// pool lacks, or every thread has started: then a barrier releases, the block is done, or the
+// block can never finish (a fault).
 void BlockScheduler::run_block() {
     const ThreadCursor& cursor = thread_cursor;
+    runnable_.clear();
+    runnable_head_ = 0;
     for (;;) {
+        ctx::fiber next;
         if (runnable_head_ < runnable_.size()) {
-            resume_thread(runnable_[runnable_head_++]);
-            continue;
+            next = take_runnable();
+        } else {
+            runnable_.clear();
+            runnable_head_ = 0;
+            if (cursor.started < cursor.count) {
+                next = idle_.empty() ? make_fiber() : take_idle();
+            } else {
+                if (at_warp_op_ > 0) {
+                    // Lanes that returned since these lanes began waiting no longer hold them back.
+                    for (unsigned warp = 0; warp < warp_waiting_.size(); ++warp)
+                        if (warp_waiting_[warp] != 0) try_release_warp(warp);
+                    if (!runnable_.empty()) continue;
+                    fail_stuck_warp();
+                }
+                if (block_waiters_.empty()) return;
+                release_block_barrier();
+                continue;
+            }
         }
-        runnable_.clear();
-        runnable_head_ = 0;
-        if (cursor.started < cursor.count) {
-            start_threads_in_fiber();
-            continue;
-        }
-        if (at_warp_op_ > 0) {
-            // Lanes that returned since these lanes began waiting no longer hold them back.
-            for (unsigned warp = 0; warp < warp_waiting_.size(); ++warp)
-                if (warp_waiting_[warp] != 0) try_release_warp(warp);
-            if (!runnable_.empty()) continue;
-            fail_stuck_warp();
-        }
-        if (block_waiters_.empty()) return;
-        release_block_barrier();
+        handoff_ = Handoff{Handoff::Scheduler, 0};
+        file(std::move(next).resume());
+        if (thrown_) fail_with_thrown_exception();
     }
 }
 
@@ -198,9 +195,7 @@ void BlockScheduler::release_block_barrier() {
     }
 
     const WaitRequest& first = threads_[block_waiters_.front()].request;
-    bool one_call = true;
-    for (unsigned t : block_waiters_) one_call = one_call && same_call(threads_[t].request, first);
-    if (!one_call) {
+    if (block_calls_differ_) {
         std::vector<std::pair<const WaitRequest*, std::vector<unsigned>>> calls;
         for (unsigned t = 0; t < count; ++t) {
             const WaitRequest& request = threads_[t].request;
@@ -221,8 +216,7 @@ void BlockScheduler::release_block_barrier() {
                  "move it out of the if/else or loop whose condition differs between threads.");
     }
 
-    unsigned true_count = 0;
-    for (unsigned t : block_waiters_) true_count += threads_[t].request.value != 0 ? 1u : 0u;
+    const unsigned true_count = block_true_predicates_;
     std::uint64_t result = 0;
     switch (first.barrier) {
         case BarrierKind::Sync: result = 0; break;
@@ -230,6 +224,7 @@ void BlockScheduler::release_block_barrier() {
         case BarrierKind::And: result = true_count == count ? 1 : 0; break;
         case BarrierKind::Or: result = true_count > 0 ? 1 : 0; break;
     }
+    block_true_predicates_ = 0;
     for (unsigned t : block_waiters_) {
         threads_[t].result = result;
         threads_[t].state = ThreadState::Runnable;
@@ -346,11 +341,14 @@ void BlockScheduler::fail_with_thrown_exception() {
 }
 
 void BlockScheduler::discard_waiting_threads() {
+    handoff_ = Handoff{};
     for (WaitingThread& thread : threads_) {
         thread.fiber = ctx::fiber{};   // unwinds the suspended thread and gives its stack back
         thread.state = ThreadState::NotWaiting;
     }
     block_waiters_.clear();
+    block_calls_differ_ = false;
+    block_true_predicates_ = 0;
     runnable_.clear();
     runnable_head_ = 0;
     for (std::uint32_t& lanes : warp_waiting_) lanes = 0;
@@ -406,6 +404,7 @@ void BlockScheduler::run_grid(const GridShape& shape, ThreadLoop loop, void* sto
         blockIdx = uint3{0, 0, 0};
         while (cursor.block < cursor.blocks) {
             cursor.started = 0;
+            cursor.next = uint3{0, 0, 0};
             cursor.suspensions_before_block = cursor.suspensions;
             run_block();
             if (++cursor.block < cursor.blocks) {

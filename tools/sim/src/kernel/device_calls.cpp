@@ -1,11 +1,11 @@
-// The entry points compiled kernel code calls: the built-in variables, barriers, warp
-// operations, and the grid runner the launch template hands each grid to.
+// What compiled kernel code reaches in the library: the built-in variables, the grid runner the
+// launch template hands each grid to, and the out-of-line parts of barriers and warp operations.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 
-#include "kernel/block_scheduler.h"
+#include "mgpu/sim/block_scheduler.h"
 #include "mgpu/sim/block_execution.h"
 #include "mgpu/sim/device_intrinsics.h"
 #include "mgpu/sim/device_sync.h"
@@ -32,23 +32,15 @@ BlockScheduler& scheduler_for_this_thread() {
     return *thread_scheduler;
 }
 
-[[noreturn]] void called_outside_kernel(const char* call, const std::source_location& where) {
+}  // namespace
+
+void called_outside_kernel(const char* call, const std::source_location& where) {
     std::fprintf(stderr,
                  "%s:%u: error: %s was called outside a kernel. Barriers and warp operations are device code: "
                  "call them only from a __global__ function or the __device__ functions it calls.\n",
                  where.file_name(), static_cast<unsigned>(where.line()), call);
     std::abort();
 }
-
-WaitRequest request_at(const std::source_location& where) {
-    WaitRequest request;
-    request.file = where.file_name();
-    request.line = where.line();
-    request.column = where.column();
-    return request;
-}
-
-}  // namespace
 
 void run_grid(const GridShape& shape, ThreadLoop loop, void* stored_arguments) {
     scheduler_for_this_thread().run_grid(shape, loop, stored_arguments);
@@ -59,29 +51,6 @@ void abandon_running_grid() {
 }
 
 std::size_t pooled_fibers() { return thread_scheduler ? thread_scheduler->pooled_fibers() : 0; }
-
-int block_barrier(BarrierKind kind, int predicate, const std::source_location& where) {
-    BlockScheduler* const scheduler = active_scheduler;
-    if (scheduler == nullptr) called_outside_kernel("__syncthreads()", where);
-    WaitRequest request = request_at(where);
-    request.barrier = kind;
-    request.value = predicate != 0 ? 1 : 0;
-    return static_cast<int>(scheduler->wait(request));
-}
-
-std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t value, int lane_argument, int width,
-                            const std::source_location& where) {
-    BlockScheduler* const scheduler = active_scheduler;
-    if (scheduler == nullptr) called_outside_kernel("a warp operation (__syncwarp, __shfl_*_sync, ...)", where);
-    WaitRequest request = request_at(where);
-    request.warp = true;
-    request.warp_op = op;
-    request.mask = mask;
-    request.value = value;
-    request.lane_argument = lane_argument;
-    request.width = width;
-    return scheduler->wait(request);
-}
 
 unsigned active_lanes() {
     BlockScheduler* const scheduler = active_scheduler;

@@ -80,7 +80,8 @@ std::string describe_lanes(std::uint32_t lanes) {
 }
 
 std::string describe_call(const WaitRequest& request) {
-    return std::string(call_name(request)) + " at " + request.file + ":" + std::to_string(request.line);
+    return std::string(call_name(request)) + " at " + request.where.file_name() + ":" +
+           std::to_string(request.where.line());
 }
 
 }  // namespace mgpu::sim::kernel

@@ -1,11 +1,10 @@
 // Words for the faults a block can end with: which kernel and block, which threads, which call.
 #pragma once
 
-#include <cstring>
 #include <string>
 #include <vector>
 
-#include "kernel/block_scheduler.h"
+#include "mgpu/sim/block_scheduler.h"
 
 namespace mgpu::sim::kernel {
 
@@ -21,11 +20,5 @@ std::string describe_lanes(std::uint32_t lanes);
 
 // "__syncthreads() at app.cu:17"
 std::string describe_call(const WaitRequest& request);
-
-// True when two waits are the same call in the source.
-inline bool same_call(const WaitRequest& a, const WaitRequest& b) {
-    return a.line == b.line && a.column == b.column && a.warp == b.warp &&
-           (a.file == b.file || std::strcmp(a.file, b.file) == 0);
-}
 
 }  // namespace mgpu::sim::kernel

@@ -1,14 +1,12 @@
 // Schedules and injected faults as text (MGPU_SCHEDULE, MGPU_FAULTS) and the options the
-// environment asks for.
+// environment asks for. Needs control.h only: the real-GPU backend links this file too.
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "runtime_state.h"
-
-#include "mgpu/sim/control.h"
+#include "options_text.h"
 
 namespace mgpu::sim {
 

@@ -5,7 +5,8 @@
 // (run_threads below, instantiated per kernel so the kernel body inlines into it) inside
 // one fiber, until a thread waits at a barrier: that fiber is then suspended and another
 // fiber continues the loop with the next thread that has not started. A kernel without
-// barriers therefore costs one fiber switch per block, not one per thread.
+// barriers therefore runs a whole grid in one visit to one fiber, with no switch per thread or
+// per block (see ThreadCursor::chain_next_block).
 //
 // All of this state is plain globals, not thread_local: the runtime never runs device work
 // on two host threads at once, and a global costs one load where a thread_local costs more.
@@ -35,6 +36,7 @@ namespace mgpu::sim::kernel {
 // visit to one fiber.
 struct ThreadCursor {
     unsigned started = 0;                 // threads of the running block handed out so far
+    uint3 next{0, 0, 0};                  // threadIdx of thread number `started`
     unsigned count = 0;                   // threads per block
     unsigned dim_x = 1;                   // blockDim.x and blockDim.y, to step an index
     unsigned dim_y = 1;
@@ -43,9 +45,19 @@ struct ThreadCursor {
     unsigned long long block = 0;         // linear index of the running block
     unsigned long long blocks = 0;        // blocks in the grid
 
-    uint3 index_of(unsigned linear) const {
-        if (linear == 0) return uint3{0, 0, 0};
-        return uint3{linear % dim_x, (linear / dim_x) % dim_y, linear / (dim_x * dim_y)};
+    // The thread `linear` (at `index`) waits: it is the last one started so far, unless others
+    // started after it earlier (it was resumed from a barrier).
+    void note_started(unsigned linear, const uint3& index) {
+        if (started > linear) return;
+        started = linear + 1;
+        next = index;
+        if (++next.x == dim_x) {
+            next.x = 0;
+            if (++next.y == dim_y) {
+                next.y = 0;
+                ++next.z;
+            }
+        }
     }
 
     // Moves on to the next block when the running one ran without a wait; false at the grid's end.
@@ -88,7 +100,7 @@ void run_threads(void* stored_arguments) {
     const unsigned dim_x = cursor.dim_x;
     const unsigned dim_y = cursor.dim_y;
     unsigned linear = cursor.started;
-    uint3 index = cursor.index_of(linear);
+    uint3 index = cursor.next;
     for (;;) {
         while (linear < count) {
             threadIdx.y = index.y;
@@ -105,7 +117,7 @@ void run_threads(void* stored_arguments) {
             }
             if (waited) {   // a thread of this row waited: later threads were started meanwhile
                 linear = cursor.started;
-                index = cursor.index_of(linear);
+                index = cursor.next;
                 continue;
             }
             linear += dim_x - index.x;

@@ -12,20 +12,9 @@
 #include <source_location>
 #include <type_traits>
 
+#include "mgpu/sim/block_scheduler.h"
+
 namespace mgpu::sim::kernel {
-
-enum class BarrierKind : unsigned char { Sync, Count, And, Or };
-
-enum class WarpOp : unsigned char { Sync, ShuffleIndex, ShuffleUp, ShuffleDown, ShuffleXor, Ballot, Any, All };
-
-// Waits at a block barrier; returns the reduction the kind asks for (count of threads with a
-// non-zero predicate, their logical and / or), or 0 for Sync.
-int block_barrier(BarrierKind kind, int predicate, const std::source_location& where);
-
-// Waits until the lanes of `mask` meet, then returns this lane's result: the value of the
-// source lane for a shuffle, the ballot mask, or the any/all flag.
-std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t value, int lane_argument, int width,
-                            const std::source_location& where);
 
 // The lanes of the calling thread's warp that exist in its block and have not returned.
 unsigned active_lanes();
@@ -48,62 +37,62 @@ T from_lane_bits(std::uint64_t bits) {
 
 }  // namespace mgpu::sim::kernel
 
-inline void __syncthreads(std::source_location where = std::source_location::current()) {
-    ::mgpu::sim::kernel::block_barrier(::mgpu::sim::kernel::BarrierKind::Sync, 1, where);
+[[gnu::always_inline]] inline void __syncthreads(std::source_location where = std::source_location::current()) {
+    ::mgpu::sim::kernel::wait_at_block_barrier(::mgpu::sim::kernel::BarrierKind::Sync, 1, where);
 }
-inline int __syncthreads_count(int predicate, std::source_location where = std::source_location::current()) {
-    return ::mgpu::sim::kernel::block_barrier(::mgpu::sim::kernel::BarrierKind::Count, predicate, where);
+[[gnu::always_inline]] inline int __syncthreads_count(int predicate, std::source_location where = std::source_location::current()) {
+    return ::mgpu::sim::kernel::wait_at_block_barrier(::mgpu::sim::kernel::BarrierKind::Count, predicate, where);
 }
-inline int __syncthreads_and(int predicate, std::source_location where = std::source_location::current()) {
-    return ::mgpu::sim::kernel::block_barrier(::mgpu::sim::kernel::BarrierKind::And, predicate, where);
+[[gnu::always_inline]] inline int __syncthreads_and(int predicate, std::source_location where = std::source_location::current()) {
+    return ::mgpu::sim::kernel::wait_at_block_barrier(::mgpu::sim::kernel::BarrierKind::And, predicate, where);
 }
-inline int __syncthreads_or(int predicate, std::source_location where = std::source_location::current()) {
-    return ::mgpu::sim::kernel::block_barrier(::mgpu::sim::kernel::BarrierKind::Or, predicate, where);
+[[gnu::always_inline]] inline int __syncthreads_or(int predicate, std::source_location where = std::source_location::current()) {
+    return ::mgpu::sim::kernel::wait_at_block_barrier(::mgpu::sim::kernel::BarrierKind::Or, predicate, where);
 }
 
-inline void __syncwarp(unsigned mask = 0xffffffffu, std::source_location where = std::source_location::current()) {
-    ::mgpu::sim::kernel::warp_exchange(::mgpu::sim::kernel::WarpOp::Sync, mask, 0, 0, 32, where);
+[[gnu::always_inline]] inline void __syncwarp(unsigned mask = 0xffffffffu, std::source_location where = std::source_location::current()) {
+    ::mgpu::sim::kernel::wait_at_warp_op(::mgpu::sim::kernel::WarpOp::Sync, mask, 0, 0, 32, where);
 }
 
 template <class T>
-T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32,
+[[gnu::always_inline]] inline T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32,
               std::source_location where = std::source_location::current()) {
     using namespace ::mgpu::sim::kernel;
-    return from_lane_bits<T>(warp_exchange(WarpOp::ShuffleIndex, mask, to_lane_bits(var), src_lane, width, where));
+    return from_lane_bits<T>(wait_at_warp_op(WarpOp::ShuffleIndex, mask, to_lane_bits(var), src_lane, width, where));
 }
 template <class T>
-T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32,
+[[gnu::always_inline]] inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32,
                  std::source_location where = std::source_location::current()) {
     using namespace ::mgpu::sim::kernel;
     return from_lane_bits<T>(
-        warp_exchange(WarpOp::ShuffleUp, mask, to_lane_bits(var), static_cast<int>(delta), width, where));
+        wait_at_warp_op(WarpOp::ShuffleUp, mask, to_lane_bits(var), static_cast<int>(delta), width, where));
 }
 template <class T>
-T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32,
+[[gnu::always_inline]] inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32,
                    std::source_location where = std::source_location::current()) {
     using namespace ::mgpu::sim::kernel;
     return from_lane_bits<T>(
-        warp_exchange(WarpOp::ShuffleDown, mask, to_lane_bits(var), static_cast<int>(delta), width, where));
+        wait_at_warp_op(WarpOp::ShuffleDown, mask, to_lane_bits(var), static_cast<int>(delta), width, where));
 }
 template <class T>
-T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32,
+[[gnu::always_inline]] inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32,
                   std::source_location where = std::source_location::current()) {
     using namespace ::mgpu::sim::kernel;
-    return from_lane_bits<T>(warp_exchange(WarpOp::ShuffleXor, mask, to_lane_bits(var), lane_mask, width, where));
+    return from_lane_bits<T>(wait_at_warp_op(WarpOp::ShuffleXor, mask, to_lane_bits(var), lane_mask, width, where));
 }
 
-inline unsigned __ballot_sync(unsigned mask, int predicate,
+[[gnu::always_inline]] inline unsigned __ballot_sync(unsigned mask, int predicate,
                               std::source_location where = std::source_location::current()) {
     using namespace ::mgpu::sim::kernel;
-    return static_cast<unsigned>(warp_exchange(WarpOp::Ballot, mask, predicate != 0, 0, 32, where));
+    return static_cast<unsigned>(wait_at_warp_op(WarpOp::Ballot, mask, predicate != 0, 0, 32, where));
 }
-inline int __any_sync(unsigned mask, int predicate, std::source_location where = std::source_location::current()) {
+[[gnu::always_inline]] inline int __any_sync(unsigned mask, int predicate, std::source_location where = std::source_location::current()) {
     using namespace ::mgpu::sim::kernel;
-    return static_cast<int>(warp_exchange(WarpOp::Any, mask, predicate != 0, 0, 32, where));
+    return static_cast<int>(wait_at_warp_op(WarpOp::Any, mask, predicate != 0, 0, 32, where));
 }
-inline int __all_sync(unsigned mask, int predicate, std::source_location where = std::source_location::current()) {
+[[gnu::always_inline]] inline int __all_sync(unsigned mask, int predicate, std::source_location where = std::source_location::current()) {
     using namespace ::mgpu::sim::kernel;
-    return static_cast<int>(warp_exchange(WarpOp::All, mask, predicate != 0, 0, 32, where));
+    return static_cast<int>(wait_at_warp_op(WarpOp::All, mask, predicate != 0, 0, 32, where));
 }
 inline unsigned __activemask() { return ::mgpu::sim::kernel::active_lanes(); }
 
