@@ -1,4 +1,4 @@
-// Lesson 3 driver: runs the functions of peer_access.cu on this machine, one step per TODO, and says
+// Lesson 3 driver: runs the functions of peer_access.cu on this machine, one step per numbered task, and says
 // what works. `tools/mgpu run 3` builds and runs it (add --topology NAME for another simulated
 // machine); `tools/mgpu check 3` grades the same functions more thoroughly.
 #include "peer_access.h"
@@ -215,7 +215,7 @@ std::vector<DevicePair> data_pairs()
 
 void step_can_reach()
 {
-    std::printf("\nStep 1, can_reach (TODO(1), section 3.4). Rows: from, columns: to; the runtime's answer,\n"
+    std::printf("\nStep 1, can_reach (task 1, section 3.4). Rows: from, columns: to; the runtime's answer,\n"
                 "and ! where can_reach disagrees.\n\n       ");
     for (int to = 0; to < device_count; ++to) std::printf("%4d ", to);
     std::printf("\n");
@@ -241,7 +241,7 @@ void step_can_reach()
 
 void step_open_peer_access()
 {
-    std::printf("\nStep 2, open_peer_access (TODO(2), sections 3.5 and 3.6)\n");
+    std::printf("\nStep 2, open_peer_access (task 2, sections 3.5 and 3.6)\n");
     int from = -1, to = -1;
     for (int a = 0; a < device_count && from < 0; ++a)
         for (int b = 0; b < device_count && from < 0; ++b)
@@ -251,7 +251,7 @@ void step_open_peer_access()
             }
 
     const cudaError_t self = open_peer_access(0, 0);
-    if (!written(self, "open_peer_access(0, 0)", "TODO(2)")) return;
+    if (!written(self, "open_peer_access(0, 0)", "task 2")) return;
     expect(self == cudaErrorPeerAccessUnsupported, "open_peer_access(0, 0) refuses with 217",
            "it returned " + describe(self) + ": a device is never its own peer; check can_reach first");
     no_error_left("open_peer_access(0, 0)");
@@ -326,7 +326,7 @@ int directions_open()
 
 void step_open_all_peer_access()
 {
-    std::printf("\nStep 3, open_all_peer_access (TODO(3), section 3.5)\n");
+    std::printf("\nStep 3, open_all_peer_access (task 3, section 3.5)\n");
     const int expected = directions_that_can_peer();
     cudaSetDevice(0);
     const int opened = open_all_peer_access();
@@ -343,9 +343,9 @@ void step_open_all_peer_access()
 
 void step_copy_between_devices()
 {
-    std::printf("\nStep 4, copy_between_devices (TODO(4), sections 3.7 and 3.9)\n");
+    std::printf("\nStep 4, copy_between_devices (task 4, sections 3.7 and 3.9)\n");
     const cudaError_t empty = copy_between_devices(nullptr, 0, nullptr, 0, 0);
-    if (!written(empty, "copy_between_devices", "TODO(4)")) return;
+    if (!written(empty, "copy_between_devices", "task 4")) return;
     expect(empty == cudaSuccess, "copying 0 bytes succeeds", "it returned " + describe(empty));
     const std::size_t n = (1u << 20) + 3;
     for (const DevicePair& pair : data_pairs()) {
@@ -365,9 +365,9 @@ void step_copy_between_devices()
 
 void step_scale_from_peer()
 {
-    std::printf("\nStep 5, scale_from_peer (TODO(5), sections 3.8 and 3.9)\n");
+    std::printf("\nStep 5, scale_from_peer (task 5, sections 3.8 and 3.9)\n");
     const cudaError_t empty = scale_from_peer(nullptr, 0, nullptr, 0, 0, 2.0f);
-    if (!written(empty, "scale_from_peer", "TODO(5)")) return;
+    if (!written(empty, "scale_from_peer", "task 5")) return;
     expect(empty == cudaSuccess, "n = 0 succeeds and does nothing", "it returned " + describe(empty));
     const float factor = 2.5f;
     const std::vector<DevicePair> pairs = data_pairs();
@@ -399,9 +399,9 @@ void step_scale_from_peer()
 
 void step_pipelined_scale()
 {
-    std::printf("\nStep 6, pipelined_scale (TODO(6), section 3.10)\n");
+    std::printf("\nStep 6, pipelined_scale (task 6, section 3.10)\n");
     const cudaError_t empty = pipelined_scale(nullptr, 0, nullptr, 0, 0, 256, 2.0f);
-    if (!written(empty, "pipelined_scale", "TODO(6)")) return;
+    if (!written(empty, "pipelined_scale", "task 6")) return;
     expect(empty == cudaSuccess, "n = 0 succeeds and does nothing", "it returned " + describe(empty));
     const float factor = -1.5f;
     struct Shape { std::size_t n, chunk; };
@@ -440,10 +440,10 @@ void step_pipelined_scale()
 
 void step_close_all_peer_access()
 {
-    std::printf("\nStep 7, close_all_peer_access (TODO(7), section 3.11)\n");
+    std::printf("\nStep 7, close_all_peer_access (task 7, section 3.11)\n");
     const int open_before = directions_open();
     if (open_before == 0 && directions_that_can_peer() > 0)
-        std::printf("  (nothing is open, so this step shows little until TODO(2) and TODO(3) work)\n");
+        std::printf("  (nothing is open, so this step shows little until task 2 and task 3 work)\n");
     const int caller = device_count - 1;
     cudaSetDevice(caller);
     const int closed = close_all_peer_access();
@@ -467,7 +467,7 @@ void step_close_all_peer_access()
         upload(src, input);
         const cudaError_t status = scale_from_peer(dst.data, pair.dst, src.data, pair.src, n, 3.0f);
         stop_if_sticky(status, what + " (the pair can peer, but its access is closed now: use the local copy)");
-        if (status == cudaErrorNotSupported) return;   // step 5 already said TODO(5) is not written
+        if (status == cudaErrorNotSupported) return;   // step 5 already said task 5 is not written
         if (!expect(status == cudaSuccess, what + ": returns cudaSuccess", "it returned " + describe(status)))
             continue;
         std::vector<float> expected(n);
