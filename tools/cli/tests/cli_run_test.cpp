@@ -95,7 +95,7 @@ TEST_CASE("a compile error names the student's file and line, with a hint, and e
 
 TEST_CASE("a file without main() is told to run its lesson or folder instead") {
     ScratchFolder folder;
-    fs::path source = folder.write("part.cu", "int helper() { return 1; }\n");
+    fs::path source = folder.write("part.cu", "int part_of_a_program() { return 1; }\n");
     CliResult result = run_cli("run " + source.string());
     INFO(result.output);
     CHECK(result.code == 1);
