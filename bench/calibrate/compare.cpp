@@ -3,8 +3,9 @@
 // ratio (modelled / real), then the reference solution's hot paths against the ceilings the same
 // real run measured. --out FILE writes the same as a markdown table.
 //
-// Both runs use calibrate's --small sizes (64 MiB host copies, 256 MiB on the device): far past
-// launch and latency costs on the GPU, and small enough for the simulator's host memory.
+// Both runs use calibrate's --small sizes (64 MiB host copies, 256 MiB on the device) unless
+// --full asks for its full sizes (256 MiB and 1 GiB): both are far past launch and latency costs
+// on the GPU; the small ones keep the simulator's run under a minute.
 #include <sys/wait.h>
 
 #include <array>
@@ -84,15 +85,17 @@ struct Figure {
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::string size_flag = " --small";
     std::string out_path, cuda_program = MGPU_CALIBRATE_CUDA, sim_program = MGPU_CALIBRATE_SIM;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--out" && i + 1 < argc) out_path = argv[++i];
         else if (arg.rfind("--out=", 0) == 0) out_path = arg.substr(6);
+        else if (arg == "--full") size_flag = "";
         else if (arg == "--cuda-program" && i + 1 < argc) cuda_program = argv[++i];
         else if (arg == "--sim-program" && i + 1 < argc) sim_program = argv[++i];
         else {
-            std::cerr << "usage: bench-calibrate [--out FILE.md] [--cuda-program PATH] [--sim-program PATH]\n";
+            std::cerr << "usage: bench-calibrate [--full] [--out FILE.md] [--cuda-program PATH] [--sim-program PATH]\n";
             return 2;
         }
     }
@@ -102,14 +105,14 @@ int main(int argc, char** argv) {
         return 4;
     }
 
-    std::cout << "running " << cuda_program << " --small on the GPU ...\n" << std::flush;
-    Run real = run_calibration("'" + cuda_program + "' --small");
+    std::cout << "running " << cuda_program << size_flag << " on the GPU ...\n" << std::flush;
+    Run real = run_calibration("'" + cuda_program + "'" + size_flag);
     if (!real.ok) {
         std::cerr << "bench calibrate: the GPU run did not finish; its output:\n" << real.output;
         return 4;
     }
-    std::cout << "running " << sim_program << " --small on the simulator (MGPU_TOPOLOGY=h200) ...\n" << std::flush;
-    Run model = run_calibration("MGPU_TOPOLOGY=h200 '" + sim_program + "' --small");
+    std::cout << "running " << sim_program << size_flag << " on the simulator (MGPU_TOPOLOGY=h200) ...\n" << std::flush;
+    Run model = run_calibration("MGPU_TOPOLOGY=h200 '" + sim_program + "'" + size_flag);
     if (!model.ok) std::cerr << "bench calibrate: the simulator run did not finish; its output:\n" << model.output;
 
     const std::string gpu = capture("nvidia-smi --query-gpu=name --format=csv,noheader | head -1");

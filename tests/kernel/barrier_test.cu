@@ -5,24 +5,12 @@
 #include <random>
 #include <vector>
 
+#include "block_sums.cuh"
 #include "launch_recorder.h"
 
 namespace {
 
 constexpr unsigned kThreads = 256;
-
-__global__ void block_sums(const int* in, long long* out, unsigned n) {
-    __shared__ long long partial[kThreads];
-    const unsigned t = threadIdx.x;
-    const unsigned i = blockIdx.x * blockDim.x + t;
-    partial[t] = i < n ? in[i] : 0;
-    __syncthreads();
-    for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
-        if (t < stride) partial[t] += partial[t + stride];
-        __syncthreads();
-    }
-    if (t == 0) out[blockIdx.x] = partial[0];
-}
 
 // Each thread reads what its right-hand neighbour wrote before the barrier.
 __global__ void rotate_through_shared(int* out) {
@@ -67,17 +55,17 @@ __global__ void barrier_votes(const int* flags, int* counts, int* all, int* any)
 }  // namespace
 
 TEST_CASE("a block reduction with several __syncthreads gives the exact sum of every block") {
-    const unsigned n = kThreads * 37 + 101;   // the last block is partly empty
-    const unsigned blocks = (n + kThreads - 1) / kThreads;
+    const unsigned n = kSumThreads * 37 + 101;   // the last block is partly empty
+    const unsigned blocks = (n + kSumThreads - 1) / kSumThreads;
     std::mt19937 random(20240611);
     std::uniform_int_distribution<int> value(-1000000, 1000000);
     std::vector<int> in(n);
     for (int& x : in) x = value(random);
     std::vector<long long> expected(blocks, 0);
-    for (unsigned i = 0; i < n; ++i) expected[i / kThreads] += in[i];
+    for (unsigned i = 0; i < n; ++i) expected[i / kSumThreads] += in[i];
 
     std::vector<long long> out(blocks, 0);
-    block_sums<<<blocks, kThreads>>>(in.data(), out.data(), n);
+    block_sums<<<blocks, kSumThreads>>>(in.data(), out.data(), n);
     REQUIRE_FALSE(kernel_test::last_fault());
     CHECK(out == expected);
 }

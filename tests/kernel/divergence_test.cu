@@ -66,6 +66,15 @@ __global__ void shuffle_against_barrier(int* out) {
     out[threadIdx.x] = value;
 }
 
+__global__ void inner(int* out) { *out = 5; }
+
+// Device code that launches and so needs a grid to run in the middle of its own (a mistake the
+// simulator must report rather than tear down the running grid).
+__global__ void launches_from_device(int* out) {
+    if (threadIdx.x == 0) inner<<<1, 1>>>(out + 1);
+    out[0] = 7;
+}
+
 std::string fault_message() {
     REQUIRE(kernel_test::last_fault());
     CHECK(kernel_test::last_fault()->code == cudaErrorLaunchFailure);
@@ -155,5 +164,16 @@ TEST_CASE("lanes waiting in a shuffle for lanes held at __syncthreads end the gr
     CHECK(message.find("threadIdx.x 0-15 wait at __shfl_down_sync() at " + at("@shuffle-waits")) != std::string::npos);
     CHECK(message.find("threadIdx.x 16-31, which wait at __syncthreads() at " + at("@barrier-holds")) !=
           std::string::npos);
+    check_next_grid_runs();
+}
+
+TEST_CASE("a grid that would have to run inside a running kernel is refused; the running one completes") {
+    std::vector<int> out(2, 0);
+    launches_from_device<<<1, 4>>>(out.data());
+    const std::string message = fault_message();
+    CHECK(message.find("'inner' would have to run while kernel 'launches_from_device' is running") !=
+          std::string::npos);
+    CHECK(out[0] == 7);
+    CHECK(out[1] == 0);
     check_next_grid_runs();
 }

@@ -13,24 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "block_sums.cuh"
 #include "mgpu/sim/control.h"
 
 namespace {
 
 constexpr unsigned kThreads = 256;
-
-__global__ void block_sums(const int* in, long long* out, unsigned n) {
-    __shared__ long long partial[kThreads];
-    const unsigned t = threadIdx.x;
-    const unsigned i = blockIdx.x * blockDim.x + t;
-    partial[t] = i < n ? in[i] : 0;
-    __syncthreads();
-    for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
-        if (t < stride) partial[t] += partial[t + stride];
-        __syncthreads();
-    }
-    if (t == 0) out[blockIdx.x] = partial[0];
-}
 
 __global__ void early_return(int* out, unsigned n) {
     const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -99,19 +87,19 @@ int line_of(const std::string& marker) {
 
 // A reduction on the current device, checked against the host's sums.
 void check_block_sums(unsigned seed) {
-    const unsigned n = kThreads * 19 + 77, blocks = (n + kThreads - 1) / kThreads;
+    const unsigned n = kSumThreads * 19 + 77, blocks = (n + kSumThreads - 1) / kSumThreads;
     std::mt19937 random(seed);
     std::uniform_int_distribution<int> value(-100000, 100000);
     std::vector<int> in(n);
     std::vector<long long> expected(blocks, 0);
-    for (unsigned i = 0; i < n; ++i) expected[i / kThreads] += in[i] = value(random);
+    for (unsigned i = 0; i < n; ++i) expected[i / kSumThreads] += in[i] = value(random);
 
     int* d_in = nullptr;
     long long* d_out = nullptr;
     REQUIRE(cudaMalloc(&d_in, n * sizeof(int)) == cudaSuccess);
     REQUIRE(cudaMalloc(&d_out, blocks * sizeof(long long)) == cudaSuccess);
     REQUIRE(cudaMemcpy(d_in, in.data(), n * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
-    block_sums<<<blocks, kThreads>>>(d_in, d_out, n);
+    block_sums<<<blocks, kSumThreads>>>(d_in, d_out, n);
     CHECK(cudaGetLastError() == cudaSuccess);
     CHECK(cudaDeviceSynchronize() == cudaSuccess);
     std::vector<long long> out(blocks, 0);

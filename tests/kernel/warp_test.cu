@@ -2,6 +2,7 @@
 // Programming Guide defines (computed here on the host from its definitions).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "launch_recorder.h"
@@ -43,6 +44,14 @@ __global__ void publish_in_warp(int* out) {
     if (threadIdx.x % 32 == 0) per_warp[threadIdx.x / 32] = 7 * static_cast<int>(threadIdx.x / 32) + 1;
     __syncwarp();
     out[threadIdx.x] = per_warp[threadIdx.x / 32];
+}
+
+// Neighbours exchange values twice; a warp of one lane (the last of a 33-thread block) keeps its own.
+__global__ void shift_twice(const int* in, int* out) {
+    int value = in[threadIdx.x];
+    value = __shfl_down_sync(0xffffffffu, value, 1);
+    value = __shfl_down_sync(0xffffffffu, value, 1);
+    out[threadIdx.x] = value;
 }
 
 }  // namespace
@@ -97,4 +106,18 @@ TEST_CASE("__syncwarp makes one lane's write visible to its warp") {
     publish_in_warp<<<1, 128>>>(out.data());
     REQUIRE_FALSE(kernel_test::last_fault());
     for (unsigned i = 0; i < 128; ++i) CHECK(out[i] == 7 * static_cast<int>(i / 32) + 1);
+}
+
+TEST_CASE("a warp of a single lane goes through its shuffles alone") {
+    const unsigned threads = 33;
+    std::vector<int> in(threads), out(threads, 0);
+    for (unsigned i = 0; i < threads; ++i) in[i] = static_cast<int>(10 * i + 1);
+    shift_twice<<<1, threads>>>(in.data(), out.data());
+    REQUIRE_FALSE(kernel_test::last_fault());
+    for (unsigned i = 0; i < 32; ++i) {
+        // Lane l reads lane l+1's value of lane l+2 (both steps keep their own value past lane 31).
+        const unsigned source = std::min(i + 2, 31u);
+        CHECK(out[i] == in[source]);
+    }
+    CHECK(out[32] == in[32]);
 }

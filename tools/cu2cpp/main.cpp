@@ -26,11 +26,13 @@ Options:
   --depfile FILE           write a Makefile rule listing every file read, for build systems
   -h, --help               show this text
 
-Local headers: a header included in quotes and found beside the file that includes it or in an
---include-dir, and a header in angle brackets found in an --include-dir, is rewritten too, into
-OUTPUT.headers/ beside the output, and the #include then names that copy. A header that only the
-compiler's own -I options find is left as it is: it must not launch kernels or declare
-extern __shared__ arrays, or its folder must be given with --include-dir.
+Local headers: cu2cpp follows headers included in quotes (found beside the file that includes
+them, or in an --include-dir) and in angle brackets (found in an --include-dir). One that
+launches kernels, declares __shared__ variables or uses __noinline__, or includes such a header,
+is rewritten into OUTPUT.headers/ beside the output and the #include names that copy; any other
+is included by its full path from where it is. A header that only the compiler's own -I options
+find is left as it is: it must not launch kernels or declare extern __shared__ arrays, or its
+folder must be given with --include-dir.
 
 Limits:
   - A kernel is launched by its name (k, ns::k, k<float, 4>), not through a function pointer.

@@ -53,6 +53,17 @@ std::string make_escaped(const std::string& path) {
 
 using IncludeKey = std::tuple<std::size_t, std::string, bool>;   // including file, name, angled
 
+// Whether a file holds anything the rewriter changes: a launch, a __shared__ declaration or
+// __noinline__ (a loose test: a file that only looks like it is copied needlessly, no harm done).
+bool needs_rewriting(const std::vector<Token>& tokens) {
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (is_identifier(tokens[i], "__shared__") || is_identifier(tokens[i], "__noinline__")) return true;
+        if (i + 2 < tokens.size() && is_punct(tokens[i], '<') && is_punct(tokens[i + 1], '<') && is_punct(tokens[i + 2], '<'))
+            return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 void translate(const Invocation& invocation) {
@@ -65,7 +76,8 @@ void translate(const Invocation& invocation) {
     const fs::path output = invocation.output;
     const fs::path header_folder = fs::absolute(output).parent_path() / (output.filename().string() + ".headers");
     std::map<std::string, std::size_t> file_by_path;
-    std::map<IncludeKey, std::string> include_targets;
+
+    std::map<IncludeKey, std::size_t> included;   // (including file, name, angled) -> file index
 
     for (std::size_t f = 0; f < files.size(); ++f) {
         for (const IncludeDirective& include : find_includes(files[f].tokens)) {
@@ -98,7 +110,20 @@ void translate(const Invocation& invocation) {
                 files.back().tokens = tokenize(files.back().text);
                 known = file_by_path.emplace(key, index).first;
             }
-            include_targets[{f, include.name, include.angled}] = files[known->second].output.string();
+            included[{f, include.name, include.angled}] = known->second;
+        }
+    }
+
+    // A header is copied (rewritten) when it holds something to rewrite or includes a header
+    // that is copied; any other is included from where it is, so that it stays one file for
+    // #pragma once and for the compiler's messages.
+    std::vector<bool> copied(files.size(), false);
+    for (std::size_t f = 0; f < files.size(); ++f) copied[f] = f == 0 || needs_rewriting(files[f].tokens);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const auto& [key, header] : included) {
+            const std::size_t includer = std::get<0>(key);
+            if (copied[header] && !copied[includer]) copied[includer] = changed = true;
         }
     }
 
@@ -106,20 +131,23 @@ void translate(const Invocation& invocation) {
     for (const SourceFile& file : files) collect_kernel_templates(file.tokens, kernel_templates);
 
     // Every file is rewritten before any is written, so an error leaves no partial output.
-    std::vector<std::string> rewritten;
+    std::vector<std::string> rewritten(files.size());
     for (std::size_t f = 0; f < files.size(); ++f) {
+        if (!copied[f]) continue;
         FileRewrite how;
         how.display_name = files[f].display;
         how.main_file = f == 0;
         how.kernel_templates = kernel_templates;
         how.include_target = [&, f](const IncludeDirective& include) -> std::optional<std::string> {
-            auto target = include_targets.find({f, include.name, include.angled});
-            if (target == include_targets.end()) return std::nullopt;
-            return target->second;
+            auto target = included.find({f, include.name, include.angled});
+            if (target == included.end()) return std::nullopt;
+            const SourceFile& header = files[target->second];
+            return copied[target->second] ? header.output.string() : fs::absolute(header.path).lexically_normal().string();
         };
-        rewritten.push_back(rewrite_source(files[f].text, how));
+        rewritten[f] = rewrite_source(files[f].text, how);
     }
-    for (std::size_t f = 0; f < files.size(); ++f) write_text(files[f].output, rewritten[f]);
+    for (std::size_t f = 0; f < files.size(); ++f)
+        if (copied[f]) write_text(files[f].output, rewritten[f]);
 
     if (!invocation.depfile.empty()) {
         std::string rule = make_escaped(invocation.output) + ":";

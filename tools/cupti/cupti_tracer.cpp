@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 namespace mgpu::cupti {
 namespace {
@@ -240,27 +241,32 @@ void count_effects(CUpti_CallbackId id, const CUpti_CallbackData* data, int resu
     }
 }
 
-thread_local double entry_us = 0;
+// Calls in progress on this thread, innermost last. Arguments are read at entry: at exit a
+// destroyed stream can no longer be asked for its id (cudaStreamDestroy's own argument).
+thread_local std::vector<ApiCall> entered;
 
 void CUPTIAPI on_runtime_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* raw) {
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
     auto* data = static_cast<const CUpti_CallbackData*>(raw);
     if (data->callbackSite == CUPTI_API_ENTER) {
-        entry_us = now_us();
+        ApiCall call;
+        call.begin_us = now_us();
+        fill_args(id, data, call);
+        entered.push_back(std::move(call));
         return;
     }
+    if (entered.empty()) return;   // entered before the tracer started
+    ApiCall call = std::move(entered.back());
+    entered.pop_back();
     State& s = state();
     std::lock_guard guard(s.lock);
-    ApiCall call;
     call.seq = s.next_seq++;
     auto [it, inserted] = s.thread_ids.try_emplace(std::this_thread::get_id(), int(s.thread_ids.size()));
     call.host_thread = it->second;
     call.name = base_name(data->functionName);
     call.device = current_device;
     call.result = data->functionReturnValue ? *static_cast<const int*>(data->functionReturnValue) : 0;
-    call.begin_us = entry_us;
     call.end_us = now_us();
-    fill_args(id, data, call);
     call.text = call.name;
     count_effects(id, data, call.result, s);
     s.seq_of_correlation[data->correlationId] = call.seq;
@@ -360,9 +366,12 @@ void CUPTIAPI on_buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, 
         if (seq != s.seq_of_correlation.end()) {
             op.api_seq = seq->second;
             // The call knows whether it used the legacy stream; activity ids do not say so.
-            const ApiCall& call = s.trace.calls[seq->second - s.trace.calls.front().seq];
-            if (call.stream == mgpu::trace::kLegacyStream || call.stream == mgpu::trace::kPerThreadStream)
-                op.stream = call.stream;
+            const std::size_t index = s.trace.calls.empty() ? 0 : seq->second - s.trace.calls.front().seq;
+            if (index < s.trace.calls.size()) {
+                const ApiCall& call = s.trace.calls[index];
+                if (call.stream == mgpu::trace::kLegacyStream || call.stream == mgpu::trace::kPerThreadStream)
+                    op.stream = call.stream;
+            }
         }
         s.trace.ops.push_back(std::move(op));
     }

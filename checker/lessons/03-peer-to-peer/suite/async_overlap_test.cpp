@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "device_data.h"
 #include "expectations.h"
@@ -170,4 +171,38 @@ TEST_CASE("async overlap: pipelined_scale with n = 0, n = 1 under a large chunk,
         refused.watch("pipelined_scale with chunk = 0",
                       [&] { return pipelined_scale(dst.data(), 0, src.data(), 0, 10, 0, 2.0f); });
     expect_status(status, cudaErrorInvalidValue, "pipelined_scale with chunk = 0", refused);
+}
+
+// One GPU is all some machines have (and all a one-GPU real machine can host): the pipeline's
+// streams, read from the device operations (kind and stream), which both backends record.
+TEST_CASE("async overlap: on one device, chunks are copied on one stream of the pipeline and scaled on another") {
+    if (!start({"h200"}, "200003 floats on device 0 in chunks of 25000")) return;
+    StudentCalls calls;
+    check_pipeline(0, 0, 200003, 25000, 26, calls);
+    std::vector<mgpu::trace::DeviceOp> copies;
+    for (const auto& op : calls.ops()) {
+        if (op.kind == OpKind::MemcpyPeer || op.kind == OpKind::MemcpyDtoD) copies.push_back(op);
+    }
+    const auto kernels = calls.ops_of(OpKind::Kernel);
+    if (!expect(copies.size() >= 2 && kernels.size() >= 2, "the 9 chunks are each copied, then scaled by a kernel",
+                "9 copies and 9 kernels", std::to_string(copies.size()) + " copies and " +
+                                              std::to_string(kernels.size()) + " kernels")) {
+        return;
+    }
+    for (const auto& copy : copies) {
+        if (!expect(!is_default_stream(copy.stream) && copy.stream == copies.front().stream,
+                    "every chunk is copied on the same stream, one the pipeline created",
+                    "one stream made with cudaStreamCreateWithFlags",
+                    is_default_stream(copy.stream) ? "a copy on the default stream (stream 0)" : "copies on two streams")) {
+            return;
+        }
+    }
+    for (const auto& kernel : kernels) {
+        if (!expect(!is_default_stream(kernel.stream) && kernel.stream != copies.front().stream,
+                    "the kernels run on a compute stream of their own, not the default or the copy stream",
+                    "a second stream of the pipeline",
+                    is_default_stream(kernel.stream) ? "the default stream" : "the copy stream")) {
+            return;
+        }
+    }
 }

@@ -188,3 +188,16 @@ TEST_CASE("cleanup: scale_from_peer frees the local copy it makes without P2P") 
     for (int device = 0; device < device_count(); ++device) after.push_back(mgpu::sim::device_bytes_in_use(device));
     expect_memory_returned(before, after, calls, "scale_from_peer");
 }
+
+// The one-device counterpart of the three cases above, so that a machine with one GPU checks them too.
+TEST_CASE("cleanup: pipelined_scale on one device frees its buffer and destroys its streams and events") {
+    if (!start({"h200"}, "90001 floats on device 0 in chunks of 10000")) return;
+    PipelineRun run;
+    run_pipeline(run, 0, 0, 90001, 10000);
+    expect_memory_returned(run.bytes_before, run.bytes_after, run.calls, "pipelined_scale");
+    expect_destroyed(run.streams_before, run.streams_after, run.calls, "stream",
+                     {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority"},
+                     "cudaStreamDestroy");
+    expect_destroyed(run.events_before, run.events_after, run.calls, "event",
+                     {"cudaEventCreate", "cudaEventCreateWithFlags"}, "cudaEventDestroy");
+}

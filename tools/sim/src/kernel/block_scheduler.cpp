@@ -29,9 +29,11 @@ constexpr std::size_t kFiberStackBytes = 256 * 1024;
 // Fiber stacks, each mapped with a guard page below it. A barrier touches the top few hundred
 // bytes of every waiting thread's stack; shifting each stack's top by a different amount keeps
 // those bytes of different fibers in different cache sets instead of all in the same few.
+// The stacks are listed in `stacks` while they exist.
 class ColoredStack {
 public:
-    ColoredStack(std::size_t bytes, unsigned color) : bytes_(bytes), offset_((color % 64) * 320) {}
+    ColoredStack(std::size_t bytes, unsigned color, std::vector<StackRange>* stacks)
+        : bytes_(bytes), offset_((color % 64) * 320), stacks_(stacks) {}
 
     ctx::stack_context allocate() {
         const std::size_t page = ctx::stack_traits::page_size();
@@ -42,16 +44,20 @@ public:
         ctx::stack_context context;
         context.size = total - offset_;
         context.sp = static_cast<char*>(base) + context.size;
+        stacks_->push_back({static_cast<char*>(base), static_cast<char*>(base) + total});
         return context;
     }
 
     void deallocate(ctx::stack_context& context) noexcept {
-        ::munmap(static_cast<char*>(context.sp) - context.size, context.size + offset_);
+        char* const base = static_cast<char*>(context.sp) - context.size;
+        std::erase_if(*stacks_, [base](const StackRange& range) { return range.low == base; });
+        ::munmap(base, context.size + offset_);
     }
 
 private:
     std::size_t bytes_;
     std::size_t offset_;
+    std::vector<StackRange>* stacks_;
 };
 
 // A shuffle's width must be a power of two up to 32; anything else reads as 32 (CUDA leaves it undefined).
@@ -105,7 +111,7 @@ BlockScheduler::~BlockScheduler() {
 }
 
 ctx::fiber BlockScheduler::make_fiber() {
-    return ctx::fiber(std::allocator_arg, ColoredStack(kFiberStackBytes, fibers_made_++),
+    return ctx::fiber(std::allocator_arg, ColoredStack(kFiberStackBytes, fibers_made_++, &stacks_),
                       [this](ctx::fiber&& incoming) { return fiber_body(std::move(incoming)); });
 }
 
@@ -370,8 +376,25 @@ void BlockScheduler::abandon_grid() {
     if (active_scheduler == this) active_scheduler = nullptr;
 }
 
+bool BlockScheduler::on_fiber_stack() const {
+    const char* const here = static_cast<const char*>(__builtin_frame_address(0));
+    return std::any_of(stacks_.begin(), stacks_.end(),
+                       [here](const StackRange& range) { return here >= range.low && here < range.high; });
+}
+
 void BlockScheduler::run_grid(const GridShape& shape, ThreadLoop loop, void* stored_arguments) {
-    if (grid_running_) abandon_grid();
+    if (grid_running_) {
+        // From kernel code (a kernel that waits for device work) this would tear down the
+        // running grid; from the scheduler's own stack the previous grid was left by a longjmp.
+        if (on_fiber_stack())
+            throw KernelFault{cudaErrorLaunchFailure,
+                              "kernel '" + std::string(shape.kernel_name) + "' would have to run while kernel '" +
+                                  std::string(shape_->kernel_name) +
+                                  "' is running, because device code waited for device work (a CUDA call that "
+                                  "synchronizes, made inside a kernel). Kernels cannot wait for other work: "
+                                  "synchronize from host code, after the launch."};
+        abandon_grid();
+    }
     if (shape.dynamic_shared > kDynamicSharedCapacity)
         throw KernelFault{cudaErrorInvalidValue,
                           "kernel '" + std::string(shape.kernel_name) + "' asks for " +

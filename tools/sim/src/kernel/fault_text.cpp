@@ -1,6 +1,5 @@
 #include "kernel/fault_text.h"
 
-#include <cstring>
 #include <string>
 
 namespace mgpu::sim::kernel {

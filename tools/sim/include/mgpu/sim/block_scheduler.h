@@ -64,6 +64,11 @@ inline bool same_call(const WaitRequest& a, const WaitRequest& b) {
     return a.warp == b.warp && same_site(a.where, b.where);
 }
 
+struct StackRange {
+    char* low;
+    char* high;
+};
+
 struct WaitingThread {
     boost::context::fiber fiber;       // its continuation while it waits or is runnable
     uint3 index{0, 0, 0};
@@ -184,6 +189,7 @@ private:
     }
 
     boost::context::fiber make_fiber();
+    bool on_fiber_stack() const;
     boost::context::fiber fiber_body(boost::context::fiber&& incoming);
     void enqueue_at_warp_op(unsigned linear);
     void run_block();
@@ -207,6 +213,8 @@ private:
     unsigned waiting_thread_ = 0;          // linear index of the thread between begin_ and finish_wait
     std::exception_ptr thrown_;            // a C++ exception that left the kernel
 
+    // Declared before the fibers, so that it outlives them: a fiber's stack leaves it when freed.
+    std::vector<StackRange> stacks_;              // every fiber stack, to tell kernel code from the scheduler
     std::vector<boost::context::fiber> idle_;
     unsigned fibers_made_ = 0;
     std::vector<WaitingThread> threads_;          // by linear thread index within the block

@@ -17,9 +17,10 @@ inline T read_modify_write(T* address, Update update) {
 
 }  // namespace mgpu::sim::kernel
 
-#define MGPU_ATOMIC_(name, type, expression)                                                              \
-    inline type name(type* address, type val) {                                                          \
-        return ::mgpu::sim::kernel::read_modify_write(address, [val]([[maybe_unused]] type old) -> type { return expression; }); \
+#define MGPU_ATOMIC_(name, type, expression)                                          \
+    inline type name(type* address, type val) {                                      \
+        return ::mgpu::sim::kernel::read_modify_write(                                \
+            address, [val]([[maybe_unused]] type old) -> type { return expression; }); \
     }
 
 MGPU_ATOMIC_(atomicAdd, int, old + val)

@@ -1,6 +1,6 @@
 // Barriers, memory fences and warp-level operations of CUDA C++ for simulated kernels.
 //
-// A thread that reaches __syncthreads is suspended (its fiber parks) until every thread of its
+// A thread that reaches __syncthreads is suspended (its fiber waits) until every thread of its
 // block has reached the same __syncthreads; warp operations (__syncwarp, __shfl_*_sync,
 // __ballot_sync, ...) suspend a thread until the lanes named in its mask have arrived. A block
 // whose threads can never all meet (a barrier inside a branch, a thread that returned early)
