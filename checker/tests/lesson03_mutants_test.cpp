@@ -1,5 +1,6 @@
-// Each mutant of the reference solution (checker/lessons/03-peer-to-peer/mutants, broken in one
-// way on purpose) must lose points in exactly the criterion its manifest names, and only there.
+// Each mutant of the reference solution (broken in one way on purpose, generated into the build
+// folder from checker/lessons/03-peer-to-peer/mutants/manifest.json) must lose points in exactly
+// the criterion its manifest names, and only there.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -12,8 +13,9 @@ using namespace lesson03_tests;
 using namespace mgpu::judge;
 
 TEST_CASE("lesson 3: each mutant loses points in its criterion and only there") {
-    const std::string folder = std::string(MGPU_KIT_ROOT) + "/checker/lessons/03-peer-to-peer/mutants/";
-    const auto manifest = nlohmann::json::parse(read_text(folder + "manifest.json"));
+    const std::string manifest_path = std::string(MGPU_KIT_ROOT) + "/checker/lessons/03-peer-to-peer/mutants/manifest.json";
+    const std::string folder = std::string(MGPU_LESSON03_MUTANTS) + "/";
+    const auto manifest = nlohmann::json::parse(read_text(manifest_path));
     const auto& mutants = manifest.at("mutants");
     for (std::size_t index = 0; index < mutants.size(); ++index) {
         if (!in_this_shard(index)) continue;
