@@ -241,6 +241,20 @@ void count_effects(CUpti_CallbackId id, const CUpti_CallbackData* data, int resu
     }
 }
 
+// "cudaDeviceEnablePeerAccess(1, 0)": the arguments CUPTI gives, without their names; addresses
+// in hex. Messages quote it where the simulator would also name each argument.
+std::string call_text(const ApiCall& call) {
+    std::string text = call.name + "(";
+    for (std::size_t i = 0; i < call.args.size(); ++i) {
+        char value[32];
+        const long long arg = call.args[i];
+        if (arg > (1LL << 32)) std::snprintf(value, sizeof value, "0x%llx", static_cast<unsigned long long>(arg));
+        else std::snprintf(value, sizeof value, "%lld", arg);
+        text += (i ? ", " : "") + std::string(value);
+    }
+    return text + ")";
+}
+
 // Calls in progress on this thread, innermost last. Arguments are read at entry: at exit a
 // destroyed stream can no longer be asked for its id (cudaStreamDestroy's own argument).
 thread_local std::vector<ApiCall> entered;
@@ -267,7 +281,7 @@ void CUPTIAPI on_runtime_call(void*, CUpti_CallbackDomain domain, CUpti_Callback
     call.device = current_device;
     call.result = data->functionReturnValue ? *static_cast<const int*>(data->functionReturnValue) : 0;
     call.end_us = now_us();
-    call.text = call.name;
+    call.text = call_text(call);
     count_effects(id, data, call.result, s);
     s.seq_of_correlation[data->correlationId] = call.seq;
     s.trace.calls.push_back(std::move(call));
