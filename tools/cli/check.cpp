@@ -112,8 +112,8 @@ int grade(const Kit& kit, const ParsedArgs& args) {
 const OptionSpec kTopologyOption = {"--topology", "NAME|FILE",
                                     "run only the scenarios on this machine, instead of the lesson's set"};
 const OptionSpec kBackendOption = {"--backend", "sim|cuda|auto",
-                                   "sim (the default) and auto grade on the simulated machine; cuda (real GPUs) "
-                                   "is not available yet"};
+                                   "sim (the default): the simulated machine; cuda: the NVIDIA GPUs here, skipping "
+                                   "scenarios they cannot host; auto: cuda when a GPU is present, else sim"};
 const OptionSpec kSeedOption = {"--seed", "N", "the seed of the random inputs (each report prints the one it used)"};
 
 const char* kExitCodes =
