@@ -68,6 +68,47 @@ struct PointerCheck {
     double peer_gbps = 0;           // the slowest such link
 };
 
+// The kernel's time on the device, from the bytes it is expected to move. Each pointer argument
+// is taken to cover as many elements as the launch has threads, or as the largest integral argument
+// when that is larger (a grid-stride loop over n), clipped to the end of its allocation; a lone
+// writable pointer is read and written (x[i] *= a). Bytes on the kernel's own device move at its
+// memory bandwidth, bytes reached through peer access at the link's, page-locked host memory at the
+// pinned host rate. Without any pointer argument the model falls back to a fixed traffic per thread.
+double kernel_traffic_us(const KernelLaunch& launch, int device, unsigned long long threads) {
+    Runtime& r = runtime();
+    const mgpu::sim::CostModel& cost = r.machine.cost;
+    const double local_gbps = r.machine.devices[device].memory_bandwidth_gbps;
+    const unsigned long long elements = std::max(threads, launch.largest_count);
+    double us = 0;
+    int counted = 0;
+    bool lone_writable = false;
+    for (std::size_t k = 0; k < launch.pointer_args.size(); ++k) {
+        const void* p = launch.pointer_args[k];
+        if (p == nullptr) continue;
+        const std::size_t element = k < launch.pointee_sizes.size() ? launch.pointee_sizes[k] : 1;
+        double bytes = static_cast<double>(elements) * static_cast<double>(element);
+        double gbps = local_gbps;
+        const int owner = mem::device_of(p);
+        if (auto allocation = mem::find_device(p)) {
+            bytes = std::min(bytes, static_cast<double>(allocation->base + allocation->size -
+                                                        reinterpret_cast<std::uintptr_t>(p)));
+            if (owner != device && owner >= 0 && r.machine.links[device][owner].gbps > 0)
+                gbps = r.machine.links[device][owner].gbps;
+        } else if (auto pinned = mem::find_host(p)) {
+            bytes = std::min(bytes, static_cast<double>(pinned->base + pinned->size - reinterpret_cast<std::uintptr_t>(p)));
+            gbps = cost.h2d_pinned_gbps;
+        } else {
+            continue;   // a bad pointer: the launch faults, its time does not matter
+        }
+        us += bytes / (gbps * 1e3);
+        ++counted;
+        lone_writable = k < launch.pointer_writable.size() && launch.pointer_writable[k];
+    }
+    if (counted == 0) return static_cast<double>(threads) * cost.kernel_bytes_per_thread / (local_gbps * 1e3);
+    if (counted == 1 && lone_writable) us *= 2;
+    return us;
+}
+
 PointerCheck check_pointers(const KernelLaunch& launch, int device) {
     Runtime& r = runtime();
     PointerCheck result;
@@ -170,8 +211,7 @@ cudaError_t launch_kernel(KernelLaunch&& launch, bool per_thread_default) {
     const unsigned long long threads = static_cast<unsigned long long>(launch.grid.x) * launch.grid.y *
                                        launch.grid.z * launch.block.x * launch.block.y * launch.block.z;
     const mgpu::sim::CostModel& cost = r.machine.cost;
-    double gbps = r.machine.devices[device].memory_bandwidth_gbps;
-    if (pointers.peer_access && pointers.peer_gbps > 0) gbps = std::min(gbps, pointers.peer_gbps);
+    const double traffic_us = kernel_traffic_us(launch, device, threads);
     OpRequest request;
     request.kind = mgpu::trace::OpKind::Kernel;
     request.name = launch.name;
@@ -184,9 +224,7 @@ cudaError_t launch_kernel(KernelLaunch&& launch, bool per_thread_default) {
     // its own on it: back-to-back launches of a tiny kernel then take launch_us + kernel_min_us
     // each (4.4 us measured), whether or not the host synchronises after each.
     request.not_before_us = call.begin_us();
-    request.duration_us =
-        cost.launch_us +
-        std::max(cost.kernel_min_us, static_cast<double>(threads) * cost.kernel_bytes_per_thread / (gbps * 1e3));
+    request.duration_us = cost.launch_us + std::max(cost.kernel_min_us, traffic_us);
 
     auto shared = std::make_shared<KernelLaunch>(std::move(launch));
     request.work = [shared, device, open_devices, fault = pointers.fault] {

@@ -63,9 +63,19 @@ struct CallKernel {
 };
 
 template <class Value>
-void collect_pointer(std::vector<const void*>& pointers, const Value& value) {
-    if constexpr (std::is_pointer_v<Value> && !std::is_function_v<std::remove_pointer_t<Value>>)
-        pointers.push_back(static_cast<const void*>(value));
+void collect_argument(KernelLaunch& launch, const Value& value) {
+    if constexpr (std::is_pointer_v<Value> && !std::is_function_v<std::remove_pointer_t<Value>>) {
+        using Pointee = std::remove_pointer_t<Value>;
+        launch.pointer_args.push_back(static_cast<const void*>(value));
+        if constexpr (std::is_void_v<Pointee>)
+            launch.pointee_sizes.push_back(1);
+        else
+            launch.pointee_sizes.push_back(sizeof(Pointee));
+        launch.pointer_writable.push_back(!std::is_const_v<Pointee>);
+    } else if constexpr (std::is_integral_v<Value> && !std::is_same_v<Value, bool>) {
+        if (value > 0 && static_cast<unsigned long long>(value) > launch.largest_count)
+            launch.largest_count = static_cast<unsigned long long>(value);
+    }
 }
 
 // Body: default-constructible callable that runs the kernel for the current thread.
@@ -81,7 +91,7 @@ void submit_launch(const char* name, const void* function, Site site, const Laun
     launch.dynamic_shared = config.dynamic_shared;
     launch.stream = config.stream;
     launch.site = site;
-    (collect_pointer(launch.pointer_args, values), ...);
+    (collect_argument(launch, values), ...);
 
     using Stored = std::tuple<Values...>;
     GridShape shape{name, site, config.grid, config.block, config.dynamic_shared};

@@ -21,6 +21,13 @@ struct KernelLaunch {
     cudaStream_t stream = nullptr;
     Site site;
     std::vector<const void*> pointer_args;   // every pointer-typed argument, checked for access at launch
+    // What the cost model needs to estimate the kernel's memory traffic before it runs (a kernel's
+    // time is fixed when it is queued): per pointer argument (same order) the size of what it points
+    // to and whether the kernel may write through it, and the largest integral argument, which is
+    // usually the element count a grid-stride loop walks over.
+    std::vector<std::size_t> pointee_sizes;
+    std::vector<bool> pointer_writable;
+    unsigned long long largest_count = 0;
     std::function<void()> run_grid;          // runs all blocks; may throw KernelFault
 };
 
