@@ -57,6 +57,9 @@ void die_of_this_fault() {
 
 // The process's last words, so snprintf's lack of signal safety costs nothing.
 void report_host_access(std::uintptr_t address, int device, Access access) {
+    // The process dies next: flush what the program printed so far, so that the student sees how
+    // far it got. Not async-signal-safe, but the fault is in the program's own code, not in stdio.
+    std::fflush(stdout);
     static char message[1024];
     const char* verb = access == Access::Write ? "wrote to" : access == Access::Read ? "read" : "dereferenced";
     const char* advice = access == Access::Write ? "fill a host buffer and copy it to the device with cudaMemcpy instead"
