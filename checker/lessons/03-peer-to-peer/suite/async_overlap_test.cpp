@@ -206,3 +206,39 @@ TEST_CASE("async overlap: on one device, chunks are copied on one stream of the 
         }
     }
 }
+
+// The ordering rules of the pipeline, read from the API calls, which both backends record: this
+// is how a one-GPU real machine sees a missing cudaStreamWaitEvent or a device-wide wait, where
+// no lazy or shuffled schedule can expose them.
+TEST_CASE("async overlap: on one device, every kernel waits for its chunk's event and the device is never synchronised inside") {
+    if (!start({"h200"}, "100003 floats on device 0 in chunks of 20000")) return;
+    StudentCalls calls;
+    check_pipeline(0, 0, 100003, 20000, 33, calls);
+    const auto copies = calls.calls_named("cudaMemcpyPeerAsync");
+    const auto launches = calls.calls_named("cudaLaunchKernel");
+    if (!expect(!copies.empty() && !launches.empty(),
+                "the 6 chunks are copied with cudaMemcpyPeerAsync and scaled by kernels", "6 copies and 6 launches",
+                std::to_string(copies.size()) + " copies and " + std::to_string(launches.size()) + " launches")) {
+        return;
+    }
+    for (const auto& sync : calls.calls_named("cudaDeviceSynchronize")) {
+        if (sync.seq > copies.front().seq && sync.seq < copies.back().seq) {
+            expect(false, "the host does not wait for the whole device inside the pipeline (it stops the overlap)",
+                   "no cudaDeviceSynchronize between the first and the last cudaMemcpyPeerAsync",
+                   "cudaDeviceSynchronize with device " + std::to_string(sync.device) + " current", &sync);
+            return;
+        }
+    }
+    const auto waits = calls.calls_named("cudaStreamWaitEvent");
+    std::uint64_t since = copies.front().seq;
+    for (const auto& launch : launches) {
+        bool waited = false;
+        for (const auto& wait : waits) waited = waited || (wait.seq > since && wait.seq < launch.seq);
+        if (!expect(waited, "each chunk's kernel is ordered after its copy: cudaStreamWaitEvent on the event recorded after it",
+                    "a cudaStreamWaitEvent before every kernel launch",
+                    "a kernel launched with no cudaStreamWaitEvent since the previous launch", &launch)) {
+            return;
+        }
+        since = launch.seq;
+    }
+}
