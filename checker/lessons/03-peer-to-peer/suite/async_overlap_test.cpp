@@ -42,6 +42,19 @@ void check_pipeline(int dst_device, int src_device, std::size_t n, std::size_t c
     mgpu::sim::drain_all();   // so that every queued operation has its place on the timeline
 }
 
+// A cudaDeviceSynchronize between the pipeline's first and last copy makes the host wait for the
+// whole device, which ends the overlap the pipeline exists for.
+bool expect_no_device_sync_inside(const StudentCalls& calls, const std::vector<mgpu::trace::ApiCall>& copies) {
+    for (const auto& sync : calls.calls_named("cudaDeviceSynchronize")) {
+        if (sync.seq > copies.front().seq && sync.seq < copies.back().seq) {
+            return expect(false, "the host does not wait for the whole device inside the pipeline (it stops the overlap)",
+                          "no cudaDeviceSynchronize between the first and the last cudaMemcpyPeerAsync",
+                          "cudaDeviceSynchronize with device " + std::to_string(sync.device) + " current", &sync);
+        }
+    }
+    return true;
+}
+
 bool is_default_stream(std::uint64_t stream) {
     return stream == mgpu::trace::kLegacyStream || stream == mgpu::trace::kPerThreadStream;
 }
@@ -104,14 +117,7 @@ TEST_CASE("async overlap: no cudaDeviceSynchronize between the first and the las
     check_pipeline(7, 4, 100000, 10000, 25, calls);
     const auto copies = calls.calls_named("cudaMemcpyPeerAsync");
     if (!expect(!copies.empty(), "the chunks are copied with cudaMemcpyPeerAsync", "10 calls", "none")) return;
-    for (const auto& sync : calls.calls_named("cudaDeviceSynchronize")) {
-        if (sync.seq > copies.front().seq && sync.seq < copies.back().seq) {
-            expect(false, "the host does not wait for the whole device inside the pipeline (it stops the overlap)",
-                   "no cudaDeviceSynchronize between the first and the last cudaMemcpyPeerAsync",
-                   "cudaDeviceSynchronize with device " + std::to_string(sync.device) + " current", &sync);
-            break;
-        }
-    }
+    expect_no_device_sync_inside(calls, copies);
 }
 
 TEST_CASE("async overlap: copies and kernels overlap in time") {
@@ -221,14 +227,7 @@ TEST_CASE("async overlap: on one device, every kernel waits for its chunk's even
                 std::to_string(copies.size()) + " copies and " + std::to_string(launches.size()) + " launches")) {
         return;
     }
-    for (const auto& sync : calls.calls_named("cudaDeviceSynchronize")) {
-        if (sync.seq > copies.front().seq && sync.seq < copies.back().seq) {
-            expect(false, "the host does not wait for the whole device inside the pipeline (it stops the overlap)",
-                   "no cudaDeviceSynchronize between the first and the last cudaMemcpyPeerAsync",
-                   "cudaDeviceSynchronize with device " + std::to_string(sync.device) + " current", &sync);
-            return;
-        }
-    }
+    if (!expect_no_device_sync_inside(calls, copies)) return;
     const auto waits = calls.calls_named("cudaStreamWaitEvent");
     std::uint64_t since = copies.front().seq;
     for (const auto& launch : launches) {
