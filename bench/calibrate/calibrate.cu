@@ -156,6 +156,21 @@ int main(int argc, char** argv) {
     report("overlap-kernels-alone", 0, kernels_alone);
     report("overlap-copies-alone", 4 * copy_bytes, copies_alone);
     report("overlap-together", 0, together);
+
+    // A device-to-device copy beside a memory-bound kernel: both use the GPU's own memory, so
+    // this shows whether they share its bandwidth (time near the sum) or overlap (near the max).
+    void* dev_c = nullptr;
+    CHECK(cudaMalloc(&dev_c, d2d_bytes));
+    CHECK(cudaMemset(dev_c, 3, d2d_bytes));
+    report("d2d-beside-kernel", d2d_bytes, timer.median_ms(stream, [&] {
+        CHECK(cudaEventRecord(joined, stream));
+        CHECK(cudaStreamWaitEvent(other, joined, 0));
+        CHECK(cudaMemcpyAsync(dev_c, dev_b, d2d_bytes, cudaMemcpyDeviceToDevice, other));
+        scale_in_place<<<blocks_for(kernel_floats, 256), 256, 0, stream>>>(x, kernel_floats, 1.0f);
+        CHECK(cudaEventRecord(joined, other));
+        CHECK(cudaStreamWaitEvent(stream, joined, 0));
+    }));
+    CHECK(cudaFree(dev_c));
     CHECK(cudaEventDestroy(joined));
 
     // The reference solution's hot paths, against plain runtime calls of the same size.
@@ -181,6 +196,17 @@ int main(int argc, char** argv) {
     report("plain-memcpy", d2d_bytes, host_ms([&] { CHECK(cudaMemcpy(dst, src, d2d_bytes, cudaMemcpyDeviceToDevice)); }));
     report("solution-scale", 2 * d2d_bytes, host_ms([&] { CHECK(scale_from_peer(dst, 0, src, 0, floats, 1.5f)); }));
     const size_t chunk = floats / 16;
+    // Allocation is host time: the events bracket it on an idle device.
+    report("malloc-free-16MiB", 16u << 20, host_ms([&] {
+        void* p = nullptr;
+        CHECK(cudaMalloc(&p, 16u << 20));
+        CHECK(cudaFree(p));
+    }));
+    report("malloc-free", d2d_bytes, host_ms([&] {
+        void* p = nullptr;
+        CHECK(cudaMalloc(&p, d2d_bytes));
+        CHECK(cudaFree(p));
+    }));
     report("solution-pipeline", 2 * d2d_bytes,
            host_ms([&] { CHECK(pipelined_scale(dst, 0, src, 0, floats, chunk, 1.5f)); }));
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <set>
 #include <utility>
 #include <vector>
@@ -54,15 +55,17 @@ private:
 }
 
 constexpr unsigned threads_per_block = 256;
+// Far more blocks than a GPU runs at once (an H200 holds about 1000 of these), so the last, partly
+// filled wave costs little; beyond that the grid-stride loops let each thread take several elements.
+constexpr unsigned max_blocks = 65536;
 
-// Enough blocks to give every element its own thread, capped near a few blocks per SM of a large GPU:
-// the grid-stride loop in scale_kernel lets a smaller grid cover any n.
+// Enough blocks to give each of n elements its own thread, capped at max_blocks.
 // [[maybe_unused]] on opened_directions, blocks_for and scale_kernel keeps the compiler quiet until
 // your code uses them; you may delete it then.
 [[maybe_unused]] constexpr unsigned blocks_for(std::size_t n)
 {
     const std::size_t wanted = (n + threads_per_block - 1) / threads_per_block;
-    return wanted < 1024 ? (wanted == 0 ? 1u : static_cast<unsigned>(wanted)) : 1024u;
+    return wanted == 0 ? 1u : wanted < max_blocks ? static_cast<unsigned>(wanted) : max_blocks;
 }
 
 // dst[i] = factor * src[i] for every i < n, whatever the grid size.
@@ -130,8 +133,9 @@ cudaError_t scale_from_peer(float* dst, int dst_device, const float* src, int sr
     // - If access from dst_device to src_device is open (in opened_directions()), or both are the same
     //   device, launch scale_kernel<<<blocks_for(n), threads_per_block>>> on src directly: the kernel
     //   reads across the link.
-    // - Otherwise reading src from a kernel on dst_device faults (700). Copy src into a cudaMalloc'ed
-    //   buffer on dst_device with copy_between_devices, scale that, and cudaFree it.
+    // - Otherwise reading src from a kernel on dst_device faults (700). Copy src into dst itself with
+    //   copy_between_devices (dst is on dst_device and holds n floats), then scale dst in place:
+    //   scale_kernel<<<...>>>(dst, dst, n, factor). No buffer to allocate, none to free.
     // - Check the launch with cudaGetLastError(), wait with cudaDeviceSynchronize(). n == 0 does nothing.
     (void)dst, (void)dst_device, (void)src, (void)src_device, (void)n, (void)factor;   // delete once used
     return cudaErrorNotSupported;
@@ -142,17 +146,18 @@ cudaError_t pipelined_scale(float* dst, int dst_device, const float* src, int sr
 {
     // TODO(6) (lesson 3, section 3.10): the same result as scale_from_peer, with copies and kernels
     // overlapping. With dst_device current (restore the caller's device at the end):
-    // - cudaMalloc a staging buffer of n floats on dst_device; create a copy stream and a compute
-    //   stream with cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), and one event per chunk.
-    // - For each chunk of `chunk` elements (the last one may be shorter):
-    //     cudaMemcpyPeerAsync into the staging buffer at the chunk's offset, on the copy stream;
+    // - Create a copy stream and a compute stream with cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
+    //   and one event per chunk.
+    // - For each chunk of `chunk` elements (the last one may be shorter), at offset `first`:
+    //     cudaMemcpyPeerAsync(dst + first, dst_device, src + first, src_device, bytes, copy stream):
+    //       the chunk lands where its result belongs;
     //     cudaEventRecord(the chunk's event, copy stream);
     //     cudaStreamWaitEvent(compute stream, the chunk's event, 0);
-    //     scale_kernel<<<blocks_for(count), threads_per_block, 0, compute stream>>> on that chunk,
-    //     then cudaGetLastError().
+    //     scale_kernel<<<blocks_for(count), threads_per_block, 0, compute stream>>>(dst + first,
+    //       dst + first, count, factor): scales the chunk in place; then cudaGetLastError().
     // - Wait once at the end with cudaStreamSynchronize(compute stream). Never cudaDeviceSynchronize
     //   inside the loop: it would stop the overlap.
-    // - Destroy the events and streams and free the staging buffer on every path.
+    // - Destroy the events and streams on every path (and free anything you cudaMalloc'ed).
     // - n == 0 does nothing; chunk == 0 returns cudaErrorInvalidValue.
     (void)dst, (void)dst_device, (void)src, (void)src_device;   // delete these two lines once you
     (void)n, (void)chunk, (void)factor;                           // use the parameters

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cuda_runtime_api.h"
+#include "vector_functions.h"
 
 template <class T>
 inline cudaError_t cudaMalloc(T** devPtr, size_t size, MGPU_SITE) {

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 
 #include "expectations.h"
 #include "mgpu/sim/control.h"
@@ -100,4 +101,20 @@ TEST_CASE("peer checks: open_peer_access refuses a device and itself without ask
     if (!start({"hgx-h200-8"})) return;
     cudaSetDevice(3);
     expect_refused_without_enabling(3, 3);
+}
+
+// The one case of this criterion that a machine with a single GPU can host (the cuda backend runs
+// it on one real GPU): device 0 has no peer, device 1 does not exist.
+TEST_CASE("peer checks: on one GPU, no device is a peer and open_peer_access(0, 0) asks nothing") {
+    if (!start({"h200"})) return;
+    StudentCalls calls;
+    for (const auto& [from, to] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 0}}) {
+        const std::string call = "can_reach(" + std::to_string(from) + ", " + std::to_string(to) + ")";
+        const bool answer = calls.watch(call, [&] { return can_reach(from, to); });
+        expect(!answer, call, "false", "true");
+        expect_no_error_left(calls, call);
+        cudaGetLastError();   // each ask is judged on its own
+    }
+    cudaSetDevice(0);
+    expect_refused_without_enabling(0, 0);
 }

@@ -75,6 +75,8 @@ Enqueued enqueue_copy(const CopySpec& spec) {
         request.device = request.engine_device = dst;
         request.engine = "copy-d2d";
         gbps = r.machine.devices[dst].d2d_copy_gbps;
+        request.memory_device = dst;
+        request.memory_us = static_cast<double>(spec.count) / (gbps * 1e3);
     } else {
         request.kind = OpKind::MemcpyPeer;
         request.device = dst;
@@ -124,6 +126,10 @@ Enqueued enqueue_memset(const char* api_name, void* p, int value, std::size_t co
     request.bytes = count;
     request.pinned_host = device < 0;
     request.duration_us = transfer_us(count, r.machine.devices[request.device].memory_bandwidth_gbps);
+    if (device >= 0) {
+        request.memory_device = device;
+        request.memory_us = static_cast<double>(count) / (r.machine.devices[device].memory_bandwidth_gbps * 1e3);
+    }
     request.work = [p, value, count] {
         mem::Violation violation;
         mem::run_guarded(mem::kAllDevices, [&] { std::memset(p, value, count); }, &violation);

@@ -1,6 +1,7 @@
 // Kernel launches: the launch template hands a KernelLaunch to submit_kernel, which checks it
 // as the hardware does, queues it, and runs the grid under the memory guard when it executes.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -68,18 +69,38 @@ struct PointerCheck {
     double peer_gbps = 0;           // the slowest such link
 };
 
+// Time the kernel's memory traffic takes, and the part of it spent in the device's own memory
+// (what concurrent copies and kernels on that device compete for).
+struct KernelTraffic {
+    double us = 0;
+    double local_us = 0;
+};
+
+// How fast a kernel moves its own device's memory through accesses of `width` bytes. Wider accesses
+// keep more bytes in flight per thread: on an H200 a kernel of 4-byte loads and stores reaches
+// memory_bandwidth_gbps (2.5-2.7 TB/s, read + write), one of 16-byte (float4) accesses the copy
+// engine's rate (2 x d2d_copy_gbps, 3.6-4.2 TB/s). Between the two, log-linear in the width.
+double local_access_gbps(const mgpu::sim::DeviceSpec& spec, std::size_t width) {
+    const double narrow = spec.memory_bandwidth_gbps;
+    const double wide = std::max(narrow, 2.0 * spec.d2d_copy_gbps);
+    if (width <= 4) return narrow;
+    if (width >= 16) return wide;
+    const double position = (std::log2(static_cast<double>(width)) - 2.0) / 2.0;   // 4 bytes: 0, 16 bytes: 1
+    return narrow * std::pow(wide / narrow, position);
+}
+
 // The kernel's time on the device, from the bytes it is expected to move. Each pointer argument
 // is taken to cover as many elements as the launch has threads, or as the largest integral argument
 // when that is larger (a grid-stride loop over n), clipped to the end of its allocation; a lone
-// writable pointer is read and written (x[i] *= a). Bytes on the kernel's own device move at its
-// memory bandwidth, bytes reached through peer access at the link's, page-locked host memory at the
+// writable pointer is read and written (x[i] *= a). Bytes on the kernel's own device move at the
+// rate of the pointee's width (local_access_gbps), bytes reached through peer access at the link's, page-locked host memory at the
 // pinned host rate. Without any pointer argument the model falls back to a fixed traffic per thread.
-double kernel_traffic_us(const KernelLaunch& launch, int device, unsigned long long threads) {
+KernelTraffic kernel_traffic(const KernelLaunch& launch, int device, unsigned long long threads) {
     Runtime& r = runtime();
     const mgpu::sim::CostModel& cost = r.machine.cost;
     const double local_gbps = r.machine.devices[device].memory_bandwidth_gbps;
     const unsigned long long elements = std::max(threads, launch.largest_count);
-    double us = 0;
+    KernelTraffic traffic;
     int counted = 0;
     bool lone_writable = false;
     for (std::size_t k = 0; k < launch.pointer_args.size(); ++k) {
@@ -87,7 +108,7 @@ double kernel_traffic_us(const KernelLaunch& launch, int device, unsigned long l
         if (p == nullptr) continue;
         const std::size_t element = k < launch.pointee_sizes.size() ? launch.pointee_sizes[k] : 1;
         double bytes = static_cast<double>(elements) * static_cast<double>(element);
-        double gbps = local_gbps;
+        double gbps = local_access_gbps(r.machine.devices[device], element);
         const int owner = mem::device_of(p);
         if (auto allocation = mem::find_device(p)) {
             bytes = std::min(bytes, static_cast<double>(allocation->base + allocation->size -
@@ -100,13 +121,20 @@ double kernel_traffic_us(const KernelLaunch& launch, int device, unsigned long l
         } else {
             continue;   // a bad pointer: the launch faults, its time does not matter
         }
-        us += bytes / (gbps * 1e3);
+        traffic.us += bytes / (gbps * 1e3);
+        if (owner == device) traffic.local_us += bytes / (gbps * 1e3);
         ++counted;
         lone_writable = k < launch.pointer_writable.size() && launch.pointer_writable[k];
     }
-    if (counted == 0) return static_cast<double>(threads) * cost.kernel_bytes_per_thread / (local_gbps * 1e3);
-    if (counted == 1 && lone_writable) us *= 2;
-    return us;
+    if (counted == 0) {
+        traffic.us = traffic.local_us = static_cast<double>(threads) * cost.kernel_bytes_per_thread / (local_gbps * 1e3);
+        return traffic;
+    }
+    if (counted == 1 && lone_writable) {
+        traffic.us *= 2;
+        traffic.local_us *= 2;
+    }
+    return traffic;
 }
 
 PointerCheck check_pointers(const KernelLaunch& launch, int device) {
@@ -211,7 +239,7 @@ cudaError_t launch_kernel(KernelLaunch&& launch, bool per_thread_default) {
     const unsigned long long threads = static_cast<unsigned long long>(launch.grid.x) * launch.grid.y *
                                        launch.grid.z * launch.block.x * launch.block.y * launch.block.z;
     const mgpu::sim::CostModel& cost = r.machine.cost;
-    const double traffic_us = kernel_traffic_us(launch, device, threads);
+    const KernelTraffic traffic = kernel_traffic(launch, device, threads);
     OpRequest request;
     request.kind = mgpu::trace::OpKind::Kernel;
     request.name = launch.name;
@@ -224,7 +252,9 @@ cudaError_t launch_kernel(KernelLaunch&& launch, bool per_thread_default) {
     // its own on it: back-to-back launches of a tiny kernel then take launch_us + kernel_min_us
     // each (4.4 us measured), whether or not the host synchronises after each.
     request.not_before_us = call.begin_us();
-    request.duration_us = cost.launch_us + std::max(cost.kernel_min_us, traffic_us);
+    request.duration_us = cost.launch_us + std::max(cost.kernel_min_us, traffic.us);
+    request.memory_device = device;
+    request.memory_us = traffic.local_us;
 
     auto shared = std::make_shared<KernelLaunch>(std::move(launch));
     request.work = [shared, device, open_devices, fault = pointers.fault] {

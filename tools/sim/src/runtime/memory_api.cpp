@@ -20,6 +20,11 @@ void finish_work_before_free(ApiCall& call, int device) {
     if (valid_device(device)) call.wait_until(run_device(device));
 }
 
+// The host time the driver spends mapping or unmapping `size` bytes of device memory.
+double allocation_us(double fixed_us, double us_per_gib, std::size_t size) {
+    return fixed_us + us_per_gib * static_cast<double>(size) / double(1ull << 30);
+}
+
 cudaError_t allocate_host(ApiCall& call, void** ptr, size_t size, unsigned int flags) {
     if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
     if (ptr == nullptr || (flags & ~kHostAllocFlags) != 0) return call.done(cudaErrorInvalidValue);
@@ -53,6 +58,8 @@ cudaError_t cudaMalloc(void** devPtr, size_t size, Site site) {
     }
     void* p = mem::device_alloc(device, size, site);
     *devPtr = p;
+    const mgpu::sim::CostModel& cost = r.machine.cost;
+    call.wait_until(call.begin_us() + allocation_us(cost.malloc_us, cost.malloc_us_per_gib, size));
     call.set_output(hex_pointer(p));
     return call.done(p ? cudaSuccess : cudaErrorMemoryAllocation);
 }
@@ -66,6 +73,8 @@ cudaError_t cudaFree(void* devPtr, Site site) {
     if (!allocation || allocation->base != reinterpret_cast<std::uintptr_t>(devPtr))
         return call.done(cudaErrorInvalidValue);
     finish_work_before_free(call, allocation->device);
+    const mgpu::sim::CostModel& cost = runtime().machine.cost;
+    call.wait_until(host_clock() + allocation_us(cost.free_us, cost.free_us_per_gib, allocation->size));
     return call.done(mem::device_free(devPtr) ? cudaSuccess : cudaErrorInvalidValue);
 }
 

@@ -17,6 +17,7 @@
 #include "mgpu/sim/control.h"
 #include "mgpu/sim/types.h"
 #include "mgpu/trace.h"
+#include "memory_timeline.h"
 
 // The objects behind cudaStream_t and cudaEvent_t.
 struct CUstream_st {
@@ -86,6 +87,7 @@ struct Runtime {
     std::unordered_map<std::uint64_t, double> op_end;          // every op since reset: modelled end
     std::unordered_map<std::uint64_t, std::size_t> op_trace_index;
     std::map<std::pair<int, std::string>, double> engine_free; // (device or -1, engine) -> busy until
+    std::map<int, MemoryTimeline> memory_busy;                 // device -> when its memory is busy
     std::uint64_t next_op_id = 1;
     std::mt19937_64 rng;
 

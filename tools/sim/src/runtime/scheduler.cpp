@@ -103,7 +103,11 @@ Enqueued enqueue(OpRequest&& request) {
     for (std::uint64_t dep : op.deps) start = std::max(start, op_end_us(dep));
     const std::pair<int, std::string> engine_key{request.engine_device, request.engine};
     if (!request.engine.empty()) start = std::max(start, r.engine_free[engine_key]);
-    const double end = start + request.duration_us;
+    double end = start + request.duration_us;
+    if (request.memory_device >= 0 && request.memory_us > 0) {
+        const double memory_done = r.memory_busy[request.memory_device].occupy(start, request.memory_us);
+        end += std::max(0.0, memory_done - start - request.memory_us);
+    }
     if (!request.engine.empty()) r.engine_free[engine_key] = end;
     op.end_us = end;
     r.op_end[id] = end;
@@ -210,6 +214,7 @@ void discard_pending() {
     r.op_end.clear();
     r.op_trace_index.clear();
     r.engine_free.clear();
+    r.memory_busy.clear();
     r.next_op_id = 1;
     g_executing = 0;
 }

@@ -22,6 +22,10 @@ struct OpRequest {
     std::string engine;               // "" for markers, which take no time
     int engine_device = -1;           // -1 for engines shared by a pair (links, staging)
     double duration_us = 0;
+    // Part of duration_us during which the op keeps its device's memory busy (memory-bound
+    // copies, memsets and kernels); concurrent ones on one device share it (memory_timeline.h).
+    int memory_device = -1;
+    double memory_us = 0;
     double not_before_us = -1;        // earliest start when not the host's time now (launches)
     std::size_t bytes = 0;
     bool pinned_host = false;

@@ -132,7 +132,9 @@ CostModel read_cost(const JsonFields& fields, const Json* value)
         {"staged_peer_gbps", &CostModel::staged_peer_gbps, false}, {"launch_us", &CostModel::launch_us, true},
         {"kernel_min_us", &CostModel::kernel_min_us, true},       {"copy_latency_us", &CostModel::copy_latency_us, true},
         {"api_us", &CostModel::api_us, true},                     {"sync_us", &CostModel::sync_us, true},
-        {"kernel_bytes_per_thread", &CostModel::kernel_bytes_per_thread, false}};
+        {"kernel_bytes_per_thread", &CostModel::kernel_bytes_per_thread, false},
+        {"malloc_us", &CostModel::malloc_us, true},               {"malloc_us_per_gib", &CostModel::malloc_us_per_gib, true},
+        {"free_us", &CostModel::free_us, true},                   {"free_us_per_gib", &CostModel::free_us_per_gib, true}};
     std::vector<std::string> keys;
     for (const auto& term : terms) keys.emplace_back(term.key);
     fields.reject_unknown_keys(*value, "cost", keys);

@@ -72,6 +72,10 @@ Ordered cost_json(const CostModel& c)
     j["api_us"] = c.api_us;
     j["sync_us"] = c.sync_us;
     j["kernel_bytes_per_thread"] = c.kernel_bytes_per_thread;
+    j["malloc_us"] = c.malloc_us;
+    j["malloc_us_per_gib"] = c.malloc_us_per_gib;
+    j["free_us"] = c.free_us;
+    j["free_us_per_gib"] = c.free_us_per_gib;
     return j;
 }
 

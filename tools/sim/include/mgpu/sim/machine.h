@@ -58,7 +58,10 @@ struct LinkSpec {
 
 struct CostModel {
     double h2d_pinned_gbps = 55.3, h2d_pageable_gbps = 7.1;
-    double d2h_pinned_gbps = 55.2, d2h_pageable_gbps = 11.0;
+    // Pageable device-to-host copies go through the driver's staging buffers and the host's page
+    // state, so they vary between machines and runs: cuda-facts.md records 11.0 GB/s, an H200
+    // measured 10.5-14.6 (bench/results/h200-calibration.md); 12.0 keeps both within 10-25%.
+    double d2h_pinned_gbps = 55.2, d2h_pageable_gbps = 12.0;
     double staged_peer_gbps = 37.0;     // peer copy without P2P, staged through host memory
     double launch_us = 2.2;             // host-side cost of a kernel launch
     double kernel_min_us = 2.2;         // shortest kernel on the device (launch + tiny kernel = 4.4 us back to back)
@@ -66,6 +69,11 @@ struct CostModel {
     double api_us = 0.5;                // host-side cost of a plain runtime call
     double sync_us = 1.0;               // host-side cost of a synchronising call
     double kernel_bytes_per_thread = 8.0;  // memory traffic assumed per kernel thread (read + write of a float)
+    // Host time of cudaMalloc and cudaFree: a fixed part and a part that grows with the size (the
+    // driver maps or unmaps every page). Measured on an H200: 50-190 us to allocate 1 MiB-1 GiB,
+    // 40-670 us to free it.
+    double malloc_us = 50.0, malloc_us_per_gib = 140.0;
+    double free_us = 40.0, free_us_per_gib = 550.0;
 
     bool operator==(const CostModel&) const = default;
 };
