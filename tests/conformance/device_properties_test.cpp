@@ -92,7 +92,7 @@ TEST_CASE("the presets have the device counts their names promise") {
         {"h200", 1}, {"hgx-h200-8", 8}, {"islands-2x2", 4}, {"pcie-4", 4}, {"mixed-3", 3}};
     for (const auto& [preset, expected] : presets) {
         CAPTURE(preset);
-        use_machine(preset);
+        if (!conformance::use_machine_if_hostable(preset)) continue;
         int count = -1;
         CHECK(cudaGetDeviceCount(&count) == cudaSuccess);
         CHECK(count == expected);

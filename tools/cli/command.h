@@ -21,6 +21,7 @@ extern const Command topo_command;
 extern const Command grade_command;
 extern const Command test_command;
 extern const Command bench_command;
+extern const Command validate_command;
 extern const Command help_command;
 
 // Every command, in the order a student meets them (the order `help` lists them in).

@@ -1,0 +1,238 @@
+// `validate`: one run that holds the kit against a real multi-GPU machine. It describes the
+// machine, compares the simulator's conformance cases with the real runtime, grades every
+// lesson's solution, skeleton and mutants on the GPUs, measures the peer-to-peer matrix beside
+// the simulator's model, and writes it all as one markdown report.
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <set>
+
+#include <mgpu/sim/machine.h>
+
+#include "command.h"
+#include "exit_codes.h"
+#include "kit_config.h"
+#include "lessons.h"
+#include "validate_parts.h"
+
+#if MGPU_HAVE_CHECKER
+#include "gpu_probe.h"
+#endif
+
+namespace mgpu::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kExitNoGpu = 4;
+
+const char* kNeeds =
+    "validate needs a machine with NVIDIA GPUs (two or more for the peer-to-peer parts), an NVIDIA driver, the CUDA "
+    "Toolkit 12 or 13 (nvcc and CUPTI), and the kit configured with nvcc (meson finds nvcc and CUPTI when it "
+    "configures the build). To see the whole report without a GPU: tools/mgpu validate --real-side sim --quick";
+
+int whole_number(const std::string& option, const std::string& text) {
+    try {
+        std::size_t used = 0;
+        const long value = std::stol(text, &used);
+        if (used == text.size() && value > 0 && value < 1000000000) return static_cast<int>(value);
+    } catch (const std::exception&) {
+    }
+    throw UsageError(option + " takes a whole number above 0, not '" + text + "'");
+}
+
+// The first `count` entries of the CUDA_VISIBLE_DEVICES the user set, or 0..count-1.
+std::string first_visible(int count) {
+    const char* set = std::getenv("CUDA_VISIBLE_DEVICES");
+    std::vector<std::string> entries;
+    if (set != nullptr && *set != '\0') {
+        std::string list = set;
+        for (std::size_t start = 0; start <= list.size();) {
+            const std::size_t end = std::min(list.find(',', start), list.size());
+            entries.push_back(list.substr(start, end - start));
+            start = end + 1;
+        }
+    }
+    std::string result;
+    for (int i = 0; i < count; ++i)
+        result += (i == 0 ? "" : ",") + (i < static_cast<int>(entries.size()) ? entries[i] : std::to_string(i));
+    return result;
+}
+
+const std::set<std::string> kParts = {"machine", "conformance", "grading", "p2p", "nccl"};
+
+// --only PART,PART...: the parts to run (all of them without it).
+std::set<std::string> chosen_parts(const std::optional<std::string>& only) {
+    if (!only) return kParts;
+    std::set<std::string> parts;
+    std::string list = *only;
+    for (char& c : list) c = c == ',' ? ';' : c;
+    for (const auto& part : split_list(list)) {
+        if (!kParts.count(part))
+            throw UsageError("--only takes machine, conformance, grading, p2p and nccl, not '" + part + "'");
+        parts.insert(part);
+    }
+    return parts;
+}
+
+// Why the GPU side cannot run here, or "" when it can; sets the GPU count.
+std::string gpu_side_problem(const ValidateRun& run, int* gpus) {
+    if (std::string(MGPU_P2P_MATRIX_CUDA).empty())
+        return "the kit was configured without nvcc, so nothing was built for real GPUs";
+    for (int lesson : lessons_in(run.kit.root / "checker" / "lessons")) {
+        const auto folder = lesson_folder(run.kit.root / "checker" / "lessons", lesson);
+        if (folder && !fs::exists(run.kit.build / "checker" / "lessons" / folder->filename() / "checker-build-cuda.json"))
+            return "lesson " + std::to_string(lesson) + "'s checker was not built for real GPUs (meson found nvcc but "
+                   "not CUPTI)";
+    }
+#if MGPU_HAVE_CHECKER
+    const judge::GpuProbe probe = judge::probe_gpu();
+    if (!probe.usable) return "no usable GPU: " + probe.reason;
+    *gpus = probe.devices;
+    return "";
+#else
+    (void)gpus;
+    return "the checker is not part of this build, and validate grades with it";
+#endif
+}
+
+std::string gpu_words(const ValidateRun& run) {
+    const Captured names = capture(run, {"nvidia-smi", "--query-gpu=name", "--format=csv,noheader"});
+    const std::string first = names.output.substr(0, names.output.find('\n'));
+    return std::to_string(run.gpus) + " x " + (names.started && !first.empty() ? first : std::string("GPU"));
+}
+
+std::string today() {
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    return date;
+}
+
+bool write_report(const std::string& path, const ValidationReport& report, const std::string& summary) {
+    std::ofstream file(path);
+    file << report.markdown() << "\n" << summary << "\n";
+    return static_cast<bool>(file);
+}
+
+int validate(const Kit& kit, const ParsedArgs& args) {
+    ValidateRun run;
+    run.kit = kit;
+    run.work_dir = kit.build / "validate";
+    run.quick = args.has("--quick");
+    const std::string side = args.value("--real-side").value_or("gpu");
+    if (side != "gpu" && side != "sim") throw UsageError("--real-side is gpu or sim, not '" + side + "'");
+    run.real_is_sim = side == "sim";
+    if (auto topology = args.value("--topology")) {
+        if (!run.real_is_sim) throw UsageError("--topology names the machine that stands in for the GPUs: use it with --real-side sim");
+        run.real_topology = *topology;
+    }
+    const int wanted_gpus = args.value("--gpus") ? whole_number("--gpus", *args.value("--gpus")) : 0;
+    run.seed = args.value("--seed") ? static_cast<std::uint64_t>(whole_number("--seed", *args.value("--seed")))
+                                    : static_cast<std::uint64_t>(std::time(nullptr) % 1000000000) + 1;
+    const std::string out = args.value("--out").value_or("");
+    const std::set<std::string> parts = chosen_parts(args.value("--only"));
+
+    // NVLink SHARP needs a fabric manager set up for it; every NCCL program validate starts keeps it off.
+    ::setenv("NCCL_NVLS_ENABLE", "0", 1);
+
+    int available = 0;
+    if (run.real_is_sim) {
+        try {
+            available = static_cast<int>(mgpu::sim::load_machine(run.real_topology).devices.size());
+        } catch (const mgpu::sim::TopologyError& error) {
+            throw UsageError(std::string("--topology: ") + error.what());
+        }
+    } else if (const std::string problem = gpu_side_problem(run, &available); !problem.empty()) {
+        std::cerr << "mgpu validate: cannot validate here: " << problem << ".\n" << kNeeds << "\n";
+        if (!out.empty()) {
+            ValidationReport report(false);
+            report.title("mgpu validate");
+            report.line("Not run: " + problem + ". " + kNeeds);
+            write_report(out, report, "validate: NOT RUN - " + problem);
+        }
+        return kExitNoGpu;
+    }
+    run.gpus = wanted_gpus > 0 ? std::min(wanted_gpus, available) : available;
+    if (!run.real_is_sim && run.gpus < available) ::setenv("CUDA_VISIBLE_DEVICES", first_visible(run.gpus).c_str(), 1);
+    run.machine_words = run.real_is_sim ? "simulator " + run.real_topology + " standing in, " + std::to_string(run.gpus) +
+                                              " GPU" + (run.gpus == 1 ? "" : "s")
+                                        : gpu_words(run);
+
+    const auto start = std::chrono::steady_clock::now();
+    ValidationReport report;
+    report.title("mgpu validate: " + run.machine_words);
+    report.line("Run on " + today() + (run.quick ? " with --quick (small copies, one mutant per criterion)" : "") +
+                ". Exit codes: 0 everything agrees and every target is met, 1 a difference or a missed target, "
+                "4 no GPU or the kit was built without nvcc, 2 a bad option.");
+    if (parts != kParts) {
+        std::string list;
+        for (const auto& part : parts) list += (list.empty() ? "" : ", ") + part;
+        report.line("Only these parts were run (--only): " + list + ".");
+    }
+    if (run.gpus == 1)
+        report.line("One GPU: the peer-to-peer pairs, the solution's copy between devices and the grading scenarios "
+                    "with more than one device need 2 or more GPUs; they are listed as not testable here.");
+    if (parts.count("machine")) report_machine(report, run);
+    if (parts.count("conformance")) compare_conformance(report, run);
+    if (parts.count("grading")) grade_known_answers(report, run);
+    if (parts.count("p2p")) compare_p2p_matrix(report, run);
+    if (parts.count("nccl")) report_nccl(report, run);
+
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.section("Summary");
+    report.line("Took " + std::to_string(static_cast<int>(seconds + 0.5)) + " s.");
+    const std::string summary = report.summary_line(run.machine_words);
+    if (!out.empty()) {
+        if (!write_report(out, report, summary)) throw SetupError("cannot write " + out);
+        std::cout << "wrote " << out << "\n";
+    }
+    std::cout << summary << "\n";
+    return report.exit_code();
+}
+
+}  // namespace
+
+const Command validate_command = {
+    "The kit itself",
+    {
+        .name = "validate",
+        .usage = "validate [--out FILE.md] [--quick] [--gpus N] [--seed N] [--real-side gpu|sim] [--topology NAME|FILE] "
+                 "[--only PART,...]",
+        .summary = "Holds the kit against a real multi-GPU machine in one run (needs NVIDIA GPUs).",
+        .description =
+            "In one run: describes the machine (nvidia-smi -L, driver, CUDA version, nvidia-smi topo -m);\n"
+            "compares the simulator's conformance cases with the real runtime (conformance-compare);\n"
+            "grades every lesson's reference solution (full marks expected on the checks the GPUs can run),\n"
+            "skeleton (near zero) and generated mutants (each must lose exactly its criterion) with\n"
+            "--backend cuda; measures peer-to-peer bandwidth and latency between every pair of GPUs\n"
+            "(bench/p2p) beside the simulator's prediction for as many GPUs of hgx-h200-8, with the\n"
+            "ratio, and lesson 3's copy_between_devices against cudaMemcpyPeerAsync (target 0.90);\n"
+            "NCCL all-reduce bandwidth where lesson 4 exists. Parts a machine cannot run (too few GPUs)\n"
+            "are listed as not testable here and count neither way. The last line is a summary.\n"
+            "Exit codes: 0 everything agrees and every target is met, 1 a difference or a missed target,\n"
+            "2 a bad option, 4 no GPU, or the kit was configured without nvcc and CUPTI.",
+        .options =
+            {
+                {"--out", "FILE.md", "also write the report as markdown (for bench/results/)"},
+                {"--quick", "", "small copies and the first mutant of each criterion: a fast run"},
+                {"--gpus", "N", "use the first N GPUs (default: all)"},
+                {"--seed", "N", "the seed of the grading's random inputs (default: a new one, printed)"},
+                {"--real-side", "gpu|sim", "gpu (the default): the GPUs here; sim: the simulator stands in for them, "
+                                           "so the whole report can be produced without a GPU"},
+                {"--topology", "NAME|FILE", "with --real-side sim: the machine that stands in (default hgx-h200-8)"},
+                {"--only", "PART,...", "run only these parts: machine, conformance, grading, p2p, nccl"},
+            },
+        .max_positionals = 0,
+        .examples = "  tools/mgpu validate --out bench/results/hgx-h200-validation.md\n"
+                    "  tools/mgpu validate --real-side sim --quick --gpus 2\n",
+    },
+    validate,
+};
+
+}  // namespace mgpu::cli

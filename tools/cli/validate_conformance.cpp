@@ -1,0 +1,68 @@
+// Part b: the simulator's conformance cases run on the real GPUs and on the simulator, compared
+// by tools/validate's conformance-compare (exit 0 no differences, 1 some differ, 2 usage, 3 the
+// simulator side could not run, 4 the real side could not run; its last line counts the cases).
+// With --real-side sim it runs the simulator's programs on both sides, as validate does.
+#include <filesystem>
+#include <fstream>
+
+#include "kit_config.h"
+#include "validate_parts.h"
+
+namespace mgpu::cli {
+
+namespace fs = std::filesystem;
+
+void compare_conformance(ValidationReport& report, const ValidateRun& run) {
+    report.section("Conformance: the simulator against the real runtime");
+    const fs::path program = MGPU_CONFORMANCE_COMPARE;
+    const std::string what = "conformance cases";
+    if (program.empty()) {
+        report.verdict(Verdict::NotBuilt, what,
+                       "conformance-compare is not part of this build (tools/validate was not configured)");
+        return;
+    }
+    if (!fs::exists(program)) {
+        report.verdict(Verdict::NotBuilt, what,
+                       program.string() + " is missing; build it with: ninja -C " + run.kit.build.string() +
+                           " tools/validate/conformance-compare");
+        return;
+    }
+    const fs::path markdown = run.work_dir / "conformance.md";
+    std::error_code ignored;
+    fs::remove(markdown, ignored);
+    // The GPUs validate uses reach it through CUDA_VISIBLE_DEVICES, which validate has set already.
+    std::vector<std::string> argv = {program.string(), "--markdown", markdown.string()};
+    if (run.real_is_sim) argv.insert(argv.end(), {"--real-side", "sim"});
+    // --quick: two short programs, enough to show the comparison works end to end.
+    if (run.quick) argv.insert(argv.end(), {"--program", "errors", "--program", "no-driver"});
+    report.line("Running `" + shell_quote(argv) + "`");
+    const Captured result = capture(run, argv);
+    if (!result.started) {
+        report.verdict(Verdict::NotBuilt, what, result.output);
+        return;
+    }
+    std::ifstream section(markdown);
+    if (section) {
+        // Its own markdown section becomes a subsection of this one; the terminal gets its output.
+        report.terminal_only(last_lines(result.output, 25) + "\n");
+        std::string text, line;
+        while (std::getline(section, line)) text += (line.rfind("## ", 0) == 0 ? "#" + line : line) + "\n";
+        report.markdown_only(text);
+    } else {
+        report.preformatted(last_lines(result.output, 25));
+    }
+    const std::string last = last_lines(result.output, 1);
+    const int code = result.status.shell_code();
+    if (code == 0) {
+        report.verdict(Verdict::Agrees, what, last);
+    } else if (code == 1) {
+        report.verdict(Verdict::Differs, what, last);
+    } else if (code == 4) {
+        report.verdict(Verdict::Differs, what, "the real side could not run on this machine: " + last);
+    } else {
+        report.verdict(Verdict::Differs, what,
+                       "conformance-compare ended with " + result.status.describe() + ": " + last);
+    }
+}
+
+}  // namespace mgpu::cli

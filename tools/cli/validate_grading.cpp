@@ -1,0 +1,251 @@
+// Part c: the checker's known answers on this machine. Each lesson's reference solution must
+// earn every point its runnable checks give, the skeleton close to none, and each generated
+// mutant (the solution broken in one way, checker/lessons/<lesson>/mutants/manifest.json) must
+// lose points in exactly the criterion its manifest names. Grading goes through the judge the
+// `grade` command uses, with --backend cuda on GPUs (sim with --real-side sim).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "kit_config.h"
+#include "lessons.h"
+#include "validate_parts.h"
+
+#if MGPU_HAVE_CHECKER
+#include "grade.h"
+#include "grading.h"
+#include "lesson_catalog.h"
+#endif
+
+namespace mgpu::cli {
+
+namespace fs = std::filesystem;
+
+#if MGPU_HAVE_CHECKER
+
+namespace {
+
+// A skeleton scores "near zero" when it keeps at most this share of the runnable points.
+constexpr double kSkeletonShare = 0.10;
+
+struct Mutant {
+    std::string file, criterion, description;
+};
+
+std::vector<Mutant> read_manifest(const fs::path& path, std::string* source) {
+    std::ifstream in(path);
+    if (!in) return {};
+    const auto manifest = nlohmann::json::parse(in, nullptr, false);
+    if (manifest.is_discarded() || !manifest.contains("mutants")) return {};
+    *source = manifest.value("source", "");
+    std::vector<Mutant> mutants;
+    for (const auto& entry : manifest["mutants"])
+        mutants.push_back({entry.value("file", ""), entry.value("criterion", ""), entry.value("description", "")});
+    return mutants;
+}
+
+// --quick keeps the first mutant of each criterion: every criterion is still shown to catch one.
+std::vector<Mutant> first_of_each_criterion(const std::vector<Mutant>& mutants) {
+    std::vector<Mutant> kept;
+    std::set<std::string> seen;
+    for (const auto& mutant : mutants)
+        if (seen.insert(mutant.criterion).second) kept.push_back(mutant);
+    return kept;
+}
+
+std::string number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", value);
+    return text;
+}
+
+judge::LessonResult grade(const ValidateRun& run, const judge::Lesson& lesson, const fs::path& submission) {
+    judge::GradeRequest request;
+    request.kit_root = run.kit.root.string();
+    request.submission_dir = submission.string();
+    request.lesson = lesson.number;
+    request.backend = run.real_is_sim ? "sim" : "cuda";
+    request.quiet = true;
+    request.seed = run.seed;
+    request.cache_dir = (run.kit.build / "checker-cache").string();
+    request.lessons_build_dir = (run.kit.build / "checker" / "lessons").string();
+    judge::GradeReport report = judge::grade_submission(request);
+    if (!report.kit_fault.empty() || report.lessons.empty()) {
+        judge::LessonResult failed;
+        failed.outcome = judge::LessonOutcome::KitFault;
+        failed.problem = report.kit_fault.empty() ? "the judge graded nothing" : report.kit_fault;
+        return failed;
+    }
+    return report.lessons.front();
+}
+
+int cases_with(const judge::LessonResult& result, judge::CaseStatus status) {
+    return static_cast<int>(std::count_if(result.cases.begin(), result.cases.end(),
+                                          [&](const judge::CaseResult& test) { return test.status == status; }));
+}
+
+int failed_cases(const judge::LessonResult& result) {
+    return static_cast<int>(std::count_if(result.cases.begin(), result.cases.end(),
+                                          [](const judge::CaseResult& test) { return judge::counts_as_failed(test.status); }));
+}
+
+// The different reasons cases of `criterion` ("" = any) were skipped, joined for a report line.
+std::string skip_reasons(const judge::LessonResult& result, const std::string& criterion) {
+    std::set<std::string> reasons;
+    for (const auto& test : result.cases)
+        if (test.status == judge::CaseStatus::Skipped && (criterion.empty() || test.criterion == criterion))
+            reasons.insert(test.reason);
+    std::string text;
+    for (const auto& reason : reasons) text += (text.empty() ? "" : "; ") + reason;
+    return text;
+}
+
+std::string tally(const judge::LessonResult& result) {
+    std::string text = number(result.score) + " / " + number(result.max_score) + " on runnable checks, " +
+                       std::to_string(cases_with(result, judge::CaseStatus::Passed)) + " passed, " +
+                       std::to_string(failed_cases(result)) + " failed";
+    std::string failed;
+    for (const auto& test : result.cases)
+        if (judge::counts_as_failed(test.status))
+            failed += (failed.empty() ? "" : "; ") + test.name + (test.reason.empty() ? "" : " (" + test.reason + ")");
+    if (!failed.empty() && failed_cases(result) <= 3) text += " [" + failed + "]";
+    const int skipped = cases_with(result, judge::CaseStatus::Skipped);
+    if (skipped > 0) text += ", " + std::to_string(skipped) + " skipped (" + skip_reasons(result, "") + ")";
+    return text;
+}
+
+// Why a lesson was not graded, in one line.
+std::string not_graded(const judge::LessonResult& result) {
+    std::string problem = result.problem.substr(0, result.problem.find('\n'));
+    return (result.problem_kind.empty() ? "not graded" : result.problem_kind) + ": " + problem;
+}
+
+void check_solution(ValidationReport& report, const ValidateRun& run, const judge::Lesson& lesson) {
+    const std::string what = "lesson " + std::to_string(lesson.number) + " reference solution";
+    const auto folder = lesson_folder(run.kit.root / "solutions", lesson.number);
+    if (!folder) {
+        report.verdict(Verdict::NotTestable, what, "the kit has no solutions/ folder for this lesson");
+        return;
+    }
+    const auto result = grade(run, lesson, *folder);
+    if (result.outcome != judge::LessonOutcome::Graded) {
+        report.verdict(Verdict::Differs, what, not_graded(result));
+        return;
+    }
+    const bool full = failed_cases(result) == 0 && cases_with(result, judge::CaseStatus::Passed) > 0;
+    report.verdict(full ? Verdict::Agrees : Verdict::Differs, what + " (full marks expected)", tally(result));
+}
+
+void check_skeleton(ValidationReport& report, const ValidateRun& run, const judge::Lesson& lesson) {
+    const std::string what = "lesson " + std::to_string(lesson.number) + " skeleton";
+    const auto folder = lesson_folder(run.kit.root / "exercises", lesson.number);
+    if (!folder) {
+        report.verdict(Verdict::NotTestable, what, "the kit has no exercises/ folder for this lesson");
+        return;
+    }
+    const auto result = grade(run, lesson, *folder);
+    if (result.outcome != judge::LessonOutcome::Graded) {
+        report.verdict(Verdict::Differs, what, "the skeleton should build and score near zero; " + not_graded(result));
+        return;
+    }
+    const bool near_zero = result.score <= kSkeletonShare * result.max_score;
+    report.verdict(near_zero ? Verdict::Agrees : Verdict::Differs,
+                   what + " (at most " + number(100 * kSkeletonShare) + "% expected)", tally(result));
+}
+
+void check_mutant(ValidationReport& report, const ValidateRun& run, const judge::Lesson& lesson,
+                  const std::string& source, const Mutant& mutant) {
+    const std::string what = "lesson " + std::to_string(lesson.number) + " mutant " + mutant.file + " (must lose \"" +
+                             mutant.criterion + "\" only)";
+    const fs::path generated = run.kit.build / "checker" / "lessons" / lesson.id / "mutants" / mutant.file;
+    if (!fs::exists(generated)) {
+        report.verdict(Verdict::NotBuilt, what, generated.string() + " was not generated (ninja -C " +
+                                                    run.kit.build.string() + " builds it)");
+        return;
+    }
+    // The judge finds a lesson's file under <submission>/<lesson id>/<file name the lesson asks for>.
+    const fs::path submission = run.work_dir / "mutants" / fs::path(mutant.file).stem();
+    fs::create_directories(submission / lesson.id);
+    fs::copy_file(generated, submission / lesson.id / source, fs::copy_options::overwrite_existing);
+    const auto result = grade(run, lesson, submission);
+    if (result.outcome != judge::LessonOutcome::Graded) {
+        report.verdict(Verdict::Differs, what, "a mutant should build; " + not_graded(result));
+        return;
+    }
+    const judge::CriterionResult* target = nullptr;
+    std::string others_lost;
+    for (const auto& criterion : result.criteria) {
+        if (criterion.criterion.name == mutant.criterion) target = &criterion;
+        else if (criterion.failed > 0) others_lost += (others_lost.empty() ? "" : ", ") + criterion.criterion.name;
+    }
+    if (target == nullptr) {
+        report.verdict(Verdict::Differs, what, "the lesson's rubric has no criterion \"" + mutant.criterion + "\"");
+        return;
+    }
+    const std::string counts = std::to_string(target->failed) + " of its " +
+                               std::to_string(target->passed + target->failed) + " runnable cases failed";
+    if (target->passed + target->failed == 0) {
+        report.verdict(Verdict::NotTestable, what,
+                       "every case of \"" + mutant.criterion + "\" was skipped here: " + skip_reasons(result, mutant.criterion));
+    } else if (!others_lost.empty()) {
+        report.verdict(Verdict::Differs, what, counts + ", but it also lost points in: " + others_lost);
+    } else if (target->failed > 0) {
+        report.verdict(Verdict::Agrees, what, counts);
+    } else if (target->skipped > 0) {
+        report.verdict(Verdict::NotTestable, what,
+                       "the cases this machine can run do not catch it; the ones that would were skipped: " +
+                           skip_reasons(result, mutant.criterion));
+    } else {
+        report.verdict(Verdict::Differs, what, "it kept every point: no case of \"" + mutant.criterion + "\" caught it");
+    }
+}
+
+}  // namespace
+
+void grade_known_answers(ValidationReport& report, const ValidateRun& run) {
+    report.section(std::string("Grading with --backend ") + (run.real_is_sim ? "sim" : "cuda") +
+                   ": solutions, skeletons and mutants");
+    std::vector<judge::Lesson> lessons;
+    try {
+        judge::LessonPaths paths;
+        paths.kit_root = run.kit.root.string();
+        paths.lessons_dir = (run.kit.root / "checker" / "lessons").string();
+        paths.lessons_build_dir = (run.kit.build / "checker" / "lessons").string();
+        lessons = judge::load_lessons(paths);
+    } catch (const std::exception& error) {
+        report.verdict(Verdict::Differs, "the checker's lessons", error.what());
+        return;
+    }
+    report.line("Seed of the random inputs: " + std::to_string(run.seed) + ". Lessons with a checker: " +
+                std::to_string(lessons.size()) + (run.quick ? "; --quick grades the first mutant of each criterion." : "."));
+    for (const auto& lesson : lessons) {
+        report.line("Lesson " + std::to_string(lesson.number) + " (" + lesson.title + "):");
+        check_solution(report, run, lesson);
+        check_skeleton(report, run, lesson);
+        std::string source;
+        const fs::path manifest = run.kit.root / "checker" / "lessons" / lesson.id / "mutants" / "manifest.json";
+        std::vector<Mutant> mutants = read_manifest(manifest, &source);
+        if (mutants.empty()) {
+            report.verdict(Verdict::NotTestable, "lesson " + std::to_string(lesson.number) + " mutants",
+                           "no mutants are listed in " + manifest.string());
+            continue;
+        }
+        if (source.empty() && !lesson.student_files.empty()) source = lesson.student_files.front();
+        if (run.quick) mutants = first_of_each_criterion(mutants);
+        for (const auto& mutant : mutants) check_mutant(report, run, lesson, source, mutant);
+    }
+}
+
+#else
+
+void grade_known_answers(ValidationReport& report, const ValidateRun&) {
+    report.section("Grading: solutions, skeletons and mutants");
+    report.verdict(Verdict::NotBuilt, "grading", "the checker is not part of this build of the kit");
+}
+
+#endif
+
+}  // namespace mgpu::cli
