@@ -62,8 +62,24 @@ double now_us() {
     return double(ts - state().gpu_epoch_ns) / 1000.0;
 }
 
+// Whether the call is the per-thread-default-stream variant (nvcc --default-stream per-thread, or
+// CUDA_API_PER_THREAD_DEFAULT_STREAM): there stream 0 means the calling thread's own stream.
+bool per_thread_variant(CUpti_CallbackId id) {
+    switch (id) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
+        return true;
+    default:
+        return false;
+    }
+}
+
 // Streams as trace ids: the legacy stream is 0, the per-thread stream 2, the others CUPTI's id + 16.
-std::uint64_t stream_id(CUcontext context, cudaStream_t stream) {
+std::uint64_t stream_id(CUcontext context, cudaStream_t stream, bool per_thread_default = false) {
+    if (stream == nullptr && per_thread_default) return mgpu::trace::kPerThreadStream;
     if (stream == nullptr || stream == cudaStreamLegacy) return mgpu::trace::kLegacyStream;
     if (stream == cudaStreamPerThread) return mgpu::trace::kPerThreadStream;
     std::uint32_t id = 0;
@@ -89,6 +105,7 @@ long long ptr(const void* p) { return static_cast<long long>(reinterpret_cast<st
 void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& call) {
     const void* params = data->functionParams;
     CUcontext ctx = data->context;
+    const bool per_thread = per_thread_variant(id);
     switch (id) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020: {
         auto* p = static_cast<const cudaSetDevice_v3020_params*>(params);
@@ -129,7 +146,7 @@ void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& cal
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
         auto* p = static_cast<const cudaMemcpyAsync_v3020_params*>(params);
-        call.stream = stream_id(ctx, p->stream);
+        call.stream = stream_id(ctx, p->stream, per_thread);
         call.args = {ptr(p->dst), ptr(p->src), static_cast<long long>(p->count), p->kind,
                      static_cast<long long>(call.stream)};
         break;
@@ -141,7 +158,7 @@ void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& cal
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000: {
         auto* p = static_cast<const cudaMemcpyPeerAsync_v4000_params*>(params);
-        call.stream = stream_id(ctx, p->stream);
+        call.stream = stream_id(ctx, p->stream, per_thread);
         call.args = {ptr(p->dst), p->dstDevice, ptr(p->src), p->srcDevice, static_cast<long long>(p->count),
                      static_cast<long long>(call.stream)};
         break;
@@ -149,7 +166,7 @@ void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& cal
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
         auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(params);
-        call.stream = stream_id(ctx, p->stream);
+        call.stream = stream_id(ctx, p->stream, per_thread);
         call.args = {p->gridDim.x, p->gridDim.y, p->gridDim.z, p->blockDim.x, p->blockDim.y, p->blockDim.z,
                      static_cast<long long>(p->sharedMem), static_cast<long long>(call.stream)};
         break;
@@ -157,28 +174,28 @@ void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& cal
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000: {
         auto* p = static_cast<const cudaEventRecord_v3020_params*>(params);
-        call.stream = stream_id(ctx, p->stream);
+        call.stream = stream_id(ctx, p->stream, per_thread);
         call.args = {ptr(p->event), static_cast<long long>(call.stream)};
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000: {
         auto* p = static_cast<const cudaStreamWaitEvent_v3020_params*>(params);
-        call.stream = stream_id(ctx, p->stream);
+        call.stream = stream_id(ctx, p->stream, per_thread);
         call.args = {static_cast<long long>(call.stream), ptr(p->event), p->flags};
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000: {
         auto* p = static_cast<const cudaStreamSynchronize_v3020_params*>(params);
-        call.stream = stream_id(ctx, p->stream);
+        call.stream = stream_id(ctx, p->stream, per_thread);
         call.args = {static_cast<long long>(call.stream)};
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v5050: {
         auto* p = static_cast<const cudaStreamDestroy_v5050_params*>(params);
-        call.stream = stream_id(ctx, p->stream);
+        call.stream = stream_id(ctx, p->stream, per_thread);
         call.args = {static_cast<long long>(call.stream)};
         break;
     }
