@@ -96,7 +96,11 @@ RawRun run_binary(const std::string& binary, const std::vector<std::string>& doc
     if (!settings.topology.empty()) spec.argv.push_back("--mgpu-topology=" + settings.topology);
     spec.argv.insert(spec.argv.end(), doctest_args.begin(), doctest_args.end());
     // A clean environment: nothing of the caller's (CUDA_VISIBLE_DEVICES, MGPU_TOPOLOGY, ...) leaks in.
-    spec.environment = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"};
+    // On real GPUs every module loads when the case starts: with CUDA's default lazy loading a kernel's
+    // first launch loads its module, which may synchronise the context (CUDA Programming Guide, "Lazy
+    // Loading"), and a correct pipeline would then look serialised. The simulator ignores both.
+    spec.environment = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8",
+                        "CUDA_MODULE_LOADING=EAGER", "NCCL_NVLS_ENABLE=0"};
     spec.extra_fds = {{3, result_fd}, {4, nonce_pipe[0]}};
     spec.limits.wall_seconds = settings.timeout_s;
     spec.limits.memory_bytes = settings.memory_limit_bytes;

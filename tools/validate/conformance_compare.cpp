@@ -184,9 +184,8 @@ SideRun run_side(const std::string& program, const std::string& file_stem, const
     run.program = program;
     run.arguments = {"--reporters=xml", "--out=" + report.string(), "--no-colors=true"};
     if (visible_devices) run.environment_changes.push_back({"CUDA_VISIBLE_DEVICES", *visible_devices});
-    // CUDA 12 and 13 load a kernel's module at its first launch, and that launch then blocks the host
-    // and waits for work already queued on other streams (measured on an H200: 190 us, and a kernel
-    // that starts only after an unrelated copy ends). The cases time first launches and look for
+    // CUDA 12 and 13 load a kernel's module at its first launch, which may synchronise the context
+    // (CUDA Programming Guide, "Lazy Loading"). The cases time first launches and look for
     // concurrency, as the simulator models it; loading every module when the program starts is the
     // behaviour they describe. A value set by the caller is kept.
     if (std::getenv("CUDA_MODULE_LOADING") == nullptr)
