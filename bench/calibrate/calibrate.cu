@@ -194,6 +194,12 @@ int main(int argc, char** argv) {
     };
     report("solution-copy", d2d_bytes, host_ms([&] { CHECK(copy_between_devices(dst, 0, src, 0, d2d_bytes)); }));
     report("plain-memcpy", d2d_bytes, host_ms([&] { CHECK(cudaMemcpy(dst, src, d2d_bytes, cudaMemcpyDeviceToDevice)); }));
+    // copy_between_devices promises a finished copy when it returns; a device-to-device cudaMemcpy
+    // may return before its bytes land. The same promise costs the same wait.
+    report("plain-memcpy-complete", d2d_bytes, host_ms([&] {
+        CHECK(cudaMemcpy(dst, src, d2d_bytes, cudaMemcpyDeviceToDevice));
+        CHECK(cudaDeviceSynchronize());
+    }));
     report("solution-scale", 2 * d2d_bytes, host_ms([&] { CHECK(scale_from_peer(dst, 0, src, 0, floats, 1.5f)); }));
     const size_t chunk = floats / 16;
     // Allocation is host time: the events bracket it on an idle device.
