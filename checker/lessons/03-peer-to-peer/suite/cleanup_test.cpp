@@ -147,7 +147,7 @@ TEST_CASE("cleanup: close_all_peer_access gives the caller's current device back
     expect_current_device(5, "close_all_peer_access() called with device 5 current");
 }
 
-TEST_CASE("cleanup: pipelined_scale frees its staging buffer") {
+TEST_CASE("cleanup: pipelined_scale gives back any device memory it allocates") {
     if (!start({"hgx-h200-8"}, "65537 floats from device 2 to 4 in chunks of 8192")) return;
     PipelineRun run;
     run_pipeline(run, 4, 2, 65537, 8192);
@@ -171,7 +171,7 @@ TEST_CASE("cleanup: pipelined_scale destroys the events it creates") {
                      {"cudaEventCreate", "cudaEventCreateWithFlags"}, "cudaEventDestroy");
 }
 
-TEST_CASE("cleanup: scale_from_peer frees the local copy it makes without P2P") {
+TEST_CASE("cleanup: scale_from_peer without P2P gives back any device memory it allocates") {
     const std::size_t n = 70001;
     if (!start({"pcie-4", "lazy"}, "70001 floats from device 3 to 0")) return;
     DeviceFloats src(3, n), dst(0, n);
