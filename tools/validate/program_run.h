@@ -1,4 +1,5 @@
-// Runs one program to its end or to a time limit, its output (stdout and stderr) into a file.
+// Runs one program to its end or to a time limit, its output (stdout and stderr) into a file,
+// through the judge's process runner (checker/judge/process_runner.h).
 #pragma once
 
 #include <optional>
