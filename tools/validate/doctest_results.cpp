@@ -2,12 +2,23 @@
 
 #include <cstdlib>
 
+#include <pugixml.hpp>
+
 #include "conformance_skip.h"
-#include "mini_xml.h"
 
 namespace mgpu::validate {
 
 namespace {
+
+using XmlElement = pugi::xml_node;
+
+// An attribute's value, or `fallback` when the element does not have it.
+std::string attribute_or(const XmlElement& element, const char* key, const char* fallback) {
+    return element.attribute(key).as_string(fallback);
+}
+
+// The element's own text (doctest writes plain text, no mixed content).
+std::string text_of(const XmlElement& element) { return element.child_value(); }
 
 bool has_skip_marker(const std::string& text) {
     return text.rfind(conformance::kSkipMarker, 0) == 0;
@@ -46,9 +57,9 @@ std::string trimmed(const std::string& text) {
 // The file's name without its folders: doctest writes it relative to the build folder, which says
 // nothing to a reader, and the suite's file names are unique.
 std::string where(const XmlElement& element) {
-    std::string file = element.attribute_or("filename", "");
+    std::string file = attribute_or(element, "filename", "");
     if (const auto slash = file.find_last_of('/'); slash != std::string::npos) file = file.substr(slash + 1);
-    const std::string line = element.attribute_or("line", "");
+    const std::string line = attribute_or(element, "line", "");
     if (file.empty()) return "";
     return file + (line.empty() || line == "0" ? "" : ":" + line) + ": ";
 }
@@ -56,19 +67,19 @@ std::string where(const XmlElement& element) {
 // Info elements hold what CAPTURE and INFO recorded when an assertion failed.
 std::string context_of(const XmlElement& element) {
     std::string context;
-    for (const auto& child : element.children)
-        if (child.name == "Info") context += (context.empty() ? " (with " : ", ") + trimmed(child.text);
+    for (const XmlElement& child : element.children())
+        if (std::string(child.name()) == "Info") context += (context.empty() ? " (with " : ", ") + trimmed(text_of(child));
     return context.empty() ? "" : context + ")";
 }
 
 std::string describe_failed_expression(const XmlElement& expression) {
-    const std::string type = expression.attribute_or("type", "CHECK");
+    const std::string type = attribute_or(expression, "type", "CHECK");
     std::string line = where(expression) + type + "( ";
-    if (const auto* original = expression.first_child("Original")) line += trimmed(original->text);
+    if (const XmlElement original = expression.child("Original")) line += trimmed(text_of(original));
     line += " ) is NOT correct!";
-    if (const auto* expanded = expression.first_child("Expanded")) line += " values: " + trimmed(expanded->text);
-    if (const auto* exception = expression.first_child("Exception"))
-        line += " threw: " + trimmed(exception->text);
+    if (const XmlElement expanded = expression.child("Expanded")) line += " values: " + trimmed(text_of(expanded));
+    if (const XmlElement exception = expression.child("Exception"))
+        line += " threw: " + trimmed(text_of(exception));
     return line + context_of(expression);
 }
 
@@ -82,22 +93,22 @@ struct Collected {
 
 // Walks a test case and its subcases.
 void collect(const XmlElement& element, Collected& into) {
-    for (const auto& child : element.children) {
-        if (child.name == "SubCase") {
+    for (const XmlElement& child : element.children()) {
+        if (std::string(child.name()) == "SubCase") {
             collect(child, into);
-        } else if (child.name == "Expression") {
-            if (child.attribute_or("success", "true") != "false") continue;
-            const auto* exception = child.first_child("Exception");
-            const std::string thrown = exception ? unquoted(trimmed(exception->text)) : "";
+        } else if (std::string(child.name()) == "Expression") {
+            if (attribute_or(child, "success", "true") != "false") continue;
+            const XmlElement exception = child.child("Exception");
+            const std::string thrown = exception ? unquoted(trimmed(text_of(exception))) : "";
             if (has_skip_marker(thrown)) {
                 ++into.skipped_assertions;
                 add_once(into.whole_case_skips, without_skip_marker(thrown) + context_of(child));
             } else {
                 into.failures.push_back(describe_failed_expression(child));
             }
-        } else if (child.name == "Exception") {
-            const std::string text = trimmed(child.text);
-            const bool crash = child.attribute_or("crash", "false") == "true";
+        } else if (std::string(child.name()) == "Exception") {
+            const std::string text = trimmed(text_of(child));
+            const bool crash = attribute_or(child, "crash", "false") == "true";
             if (!crash && is_subcase_stand_in(text)) continue;
             if (!crash && has_skip_marker(text)) {
                 add_once(into.whole_case_skips, without_skip_marker(text));
@@ -105,35 +116,35 @@ void collect(const XmlElement& element, Collected& into) {
                 into.failures.push_back((crash ? "crashed: " : "threw an exception: ") + text);
                 into.other_exception = true;
             }
-        } else if (child.name == "Message") {
-            const auto* text_element = child.first_child("Text");
-            const std::string text = text_element ? trimmed(text_element->text) : "";
-            const std::string type = child.attribute_or("type", "");
+        } else if (std::string(child.name()) == "Message") {
+            const XmlElement text_element = child.child("Text");
+            const std::string text = text_element ? trimmed(text_of(text_element)) : "";
+            const std::string type = attribute_or(child, "type", "");
             if (has_skip_marker(text)) add_once(into.preset_skips, without_skip_marker(text));
             else if (type == "ERROR" || type == "FATAL ERROR") into.failures.push_back(where(child) + type + ": " + text);
         }
     }
 }
 
-int number(const XmlElement& element, std::string_view key) {
-    return std::atoi(element.attribute_or(key, "0").c_str());
+int number(const XmlElement& element, const char* key) {
+    return std::atoi(attribute_or(element, key, "0").c_str());
 }
 
 CaseResult read_case(const XmlElement& test_case) {
     CaseResult result;
-    result.name = test_case.attribute_or("name", "");
+    result.name = attribute_or(test_case, "name", "");
     Collected found;
     collect(test_case, found);
     result.failures = found.failures;
-    const XmlElement* totals = test_case.first_child("OverallResultsAsserts");
-    if (totals == nullptr) {
+    const XmlElement totals = test_case.child("OverallResultsAsserts");
+    if (!totals) {
         result.outcome = Outcome::Failed;
         result.failures.push_back("the program ended inside this test case");
         return result;
     }
-    const int failed_assertions = number(*totals, "failures");
-    result.assertions = number(*totals, "successes") + failed_assertions;
-    const bool success = totals->attribute_or("test_case_success", "false") == "true";
+    const int failed_assertions = number(totals, "failures");
+    result.assertions = number(totals, "successes") + failed_assertions;
+    const bool success = attribute_or(totals, "test_case_success", "false") == "true";
     if (success) {
         if (result.assertions == 0 && !found.preset_skips.empty()) {
             result.outcome = Outcome::Skipped;
@@ -157,11 +168,11 @@ CaseResult read_case(const XmlElement& test_case) {
 }
 
 void read_cases(const XmlElement& element, ProgramResults& into) {
-    for (const auto& child : element.children) {
-        if (child.name == "TestCase") {
+    for (const XmlElement& child : element.children()) {
+        if (std::string(child.name()) == "TestCase") {
             // Cases left out by a filter are listed with skipped="true"; they did not run.
-            if (child.attribute_or("skipped", "false") != "true") into.cases.push_back(read_case(child));
-        } else if (child.name == "TestSuite" || child.name == "doctest") {
+            if (attribute_or(child, "skipped", "false") != "true") into.cases.push_back(read_case(child));
+        } else if (std::string(child.name()) == "TestSuite" || std::string(child.name()) == "doctest") {
             read_cases(child, into);
         }
     }
@@ -181,16 +192,22 @@ std::string to_string(Outcome outcome) {
 
 ProgramResults read_doctest_report(std::string_view xml) {
     ProgramResults results;
-    const XmlDocument document = read_xml(xml);
-    const XmlElement* report = document.root.first_child("doctest");
-    if (report == nullptr) {
+    // A report cut short (the program crashed or was stopped) fails to parse, but pugixml keeps
+    // the part of the tree it read: the cases that finished still count.
+    pugi::xml_document document;
+    const pugi::xml_parse_result parsed = document.load_buffer(xml.data(), xml.size(), pugi::parse_default,
+                                                              pugi::encoding_utf8);
+    const XmlElement report = document.child("doctest");
+    if (!report) {
         results.problem = xml.empty() ? "it wrote no report" : "its report is not a doctest XML report";
         return results;
     }
-    read_cases(*report, results);
-    results.complete = document.complete && report->first_child("OverallResultsTestCases") != nullptr;
+    read_cases(report, results);
+    results.complete = parsed && report.child("OverallResultsTestCases");
     if (!results.complete)
-        results.problem = document.complete ? "its report ends before the run's totals" : "its report is cut short (" + document.problem + ")";
+        results.problem = parsed ? "its report ends before the run's totals"
+                                 : std::string("its report is cut short (") + parsed.description() + " at byte " +
+                                       std::to_string(parsed.offset) + ")";
     return results;
 }
 
