@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "peer_access.h"
@@ -36,6 +37,8 @@ __global__ void tiny_kernel(int* p) {
 namespace {
 
 constexpr int kRepeats = 5;
+// Rounds of the interleaved groups: their medians are compared with each other, so they get more.
+constexpr int kRounds = 15;
 
 struct Timer {
     cudaEvent_t begin{}, end{};
@@ -72,6 +75,37 @@ void report(const char* name, size_t bytes, float ms) {
 }
 
 unsigned blocks_for(size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
+
+// Host-side work timed with events on the legacy default stream: the events bracket the call and
+// everything it waits for.
+struct HostWork {
+    const char* name;
+    size_t bytes;
+    std::function<void()> work;
+};
+
+// Each member once as a warm-up, then kRounds rounds running every member once in turn; reports each
+// member's median.
+void measure_in_rounds(Timer& timer, const std::vector<HostWork>& group) {
+    for (const HostWork& member : group) member.work();
+    CHECK(cudaDeviceSynchronize());
+    std::vector<std::vector<float>> times(group.size());
+    for (int round = 0; round < kRounds; ++round) {
+        for (size_t i = 0; i < group.size(); ++i) {
+            CHECK(cudaEventRecord(timer.begin, 0));
+            group[i].work();
+            CHECK(cudaEventRecord(timer.end, 0));
+            CHECK(cudaEventSynchronize(timer.end));
+            float ms = 0;
+            CHECK(cudaEventElapsedTime(&ms, timer.begin, timer.end));
+            times[i].push_back(ms);
+        }
+    }
+    for (size_t i = 0; i < group.size(); ++i) {
+        std::sort(times[i].begin(), times[i].end());
+        report(group[i].name, group[i].bytes, times[i][times[i].size() / 2]);
+    }
+}
 
 }  // namespace
 
@@ -173,48 +207,49 @@ int main(int argc, char** argv) {
     CHECK(cudaFree(dev_c));
     CHECK(cudaEventDestroy(joined));
 
-    // The reference solution's hot paths, against plain runtime calls of the same size.
+    // The reference solution's hot paths, against plain runtime calls of the same size. Each group is
+    // measured in rounds, every member once per round in turn, so that the GPU's clocks drifting during
+    // the run touch all of them alike; a ratio of two medians taken minutes apart does not.
     const size_t floats = d2d_bytes / sizeof(float);
     float* src = static_cast<float*>(dev_a);
     float* dst = static_cast<float*>(dev_b);
-    auto host_ms = [&](auto work) {
-        work();  // warm-up
-        std::vector<float> times;
-        for (int r = 0; r < kRepeats; ++r) {
-            CHECK(cudaEventRecord(timer.begin, 0));
-            work();
-            CHECK(cudaEventRecord(timer.end, 0));
-            CHECK(cudaEventSynchronize(timer.end));
-            float ms = 0;
-            CHECK(cudaEventElapsedTime(&ms, timer.begin, timer.end));
-            times.push_back(ms);
-        }
-        std::sort(times.begin(), times.end());
-        return times[times.size() / 2];
-    };
-    report("solution-copy", d2d_bytes, host_ms([&] { CHECK(copy_between_devices(dst, 0, src, 0, d2d_bytes)); }));
-    report("plain-memcpy", d2d_bytes, host_ms([&] { CHECK(cudaMemcpy(dst, src, d2d_bytes, cudaMemcpyDeviceToDevice)); }));
-    // copy_between_devices promises a finished copy when it returns; a device-to-device cudaMemcpy
-    // may return before its bytes land. The same promise costs the same wait.
-    report("plain-memcpy-complete", d2d_bytes, host_ms([&] {
-        CHECK(cudaMemcpy(dst, src, d2d_bytes, cudaMemcpyDeviceToDevice));
-        CHECK(cudaDeviceSynchronize());
-    }));
-    report("solution-scale", 2 * d2d_bytes, host_ms([&] { CHECK(scale_from_peer(dst, 0, src, 0, floats, 1.5f)); }));
     const size_t chunk = floats / 16;
+    std::vector<HostWork> copies = {
+        {"solution-copy", d2d_bytes, [&] { CHECK(copy_between_devices(dst, 0, src, 0, d2d_bytes)); }},
+        {"plain-memcpy", d2d_bytes, [&] { CHECK(cudaMemcpy(dst, src, d2d_bytes, cudaMemcpyDeviceToDevice)); }},
+        // copy_between_devices promises a finished copy when it returns; a device-to-device cudaMemcpy
+        // may return before its bytes land. The same promise costs the same wait.
+        {"plain-memcpy-complete", d2d_bytes, [&] {
+             CHECK(cudaMemcpy(dst, src, d2d_bytes, cudaMemcpyDeviceToDevice));
+             CHECK(cudaDeviceSynchronize());
+         }},
+    };
+    measure_in_rounds(timer, copies);
+    std::vector<HostWork> solution_kernels = {
+        {"solution-scale", 2 * d2d_bytes, [&] { CHECK(scale_from_peer(dst, 0, src, 0, floats, 1.5f)); }},
+        {"solution-pipeline", 2 * d2d_bytes, [&] { CHECK(pipelined_scale(dst, 0, src, 0, floats, chunk, 1.5f)); }},
+        // The same work without the pipeline: the whole copy, then the whole kernel. On one device the
+        // copy and the kernel share its memory, so this is what the pipeline is held against there.
+        {"copy-then-scale", 2 * d2d_bytes, [&] {
+             CHECK(copy_between_devices(dst, 0, src, 0, d2d_bytes));
+             CHECK(scale_from_peer(dst, 0, dst, 0, floats, 1.5f));
+         }},
+    };
+    measure_in_rounds(timer, solution_kernels);
     // Allocation is host time: the events bracket it on an idle device.
-    report("malloc-free-16MiB", 16u << 20, host_ms([&] {
-        void* p = nullptr;
-        CHECK(cudaMalloc(&p, 16u << 20));
-        CHECK(cudaFree(p));
-    }));
-    report("malloc-free", d2d_bytes, host_ms([&] {
-        void* p = nullptr;
-        CHECK(cudaMalloc(&p, d2d_bytes));
-        CHECK(cudaFree(p));
-    }));
-    report("solution-pipeline", 2 * d2d_bytes,
-           host_ms([&] { CHECK(pipelined_scale(dst, 0, src, 0, floats, chunk, 1.5f)); }));
+    std::vector<HostWork> allocations = {
+        {"malloc-free-16MiB", 16u << 20, [&] {
+             void* p = nullptr;
+             CHECK(cudaMalloc(&p, 16u << 20));
+             CHECK(cudaFree(p));
+         }},
+        {"malloc-free", d2d_bytes, [&] {
+             void* p = nullptr;
+             CHECK(cudaMalloc(&p, d2d_bytes));
+             CHECK(cudaFree(p));
+         }},
+    };
+    measure_in_rounds(timer, allocations);
 
     CHECK(cudaFree(counter));
     CHECK(cudaFree(dev_a));

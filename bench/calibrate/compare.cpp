@@ -172,6 +172,14 @@ int main(int argc, char** argv) {
     figures.push_back({"pipelined_scale (same device)", fixed(pipeline.ms, 4) + " ms",
                        "ideal " + fixed(ideal_ms, 4) + " ms = (copy + kernel bytes) / d2d bandwidth",
                        "at least 80% of ideal (got " + fixed(100 * overlap, 1) + "%)", overlap >= 0.8});
+    // The same work without chunks, measured in the same rounds: what the pipeline's streams, event
+    // and launches cost on one device, where there is nothing for them to hide.
+    const Measurement unpipelined = get("copy-then-scale");
+    figures.push_back({"pipelined_scale against copy, then scale", fixed(pipeline.ms, 4) + " ms",
+                       "copy_between_devices + scale_from_peer " + fixed(unpipelined.ms, 4) + " ms",
+                       "information (unpipelined / pipelined = " +
+                           fixed(pipeline.ms > 0 ? unpipelined.ms / pipeline.ms : 0, 3) + ")",
+                       true});
     const Measurement alone_k = get("overlap-kernels-alone"), alone_c = get("overlap-copies-alone"),
                       together = get("overlap-together");
     const double ideal_overlap = std::max(alone_k.ms, alone_c.ms);

@@ -147,12 +147,12 @@ cudaError_t pipelined_scale(float* dst, int dst_device, const float* src, int sr
     // TODO(6) (lesson 3, section 3.10): the same result as scale_from_peer, with copies and kernels
     // overlapping. With dst_device current (restore the caller's device at the end):
     // - Create a copy stream and a compute stream with cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
-    //   and one event per chunk.
+    //   and an event (one per chunk, or one recorded again for every chunk: section 3.10).
     // - For each chunk of `chunk` elements (the last one may be shorter), at offset `first`:
     //     cudaMemcpyPeerAsync(dst + first, dst_device, src + first, src_device, bytes, copy stream):
     //       the chunk lands where its result belongs;
-    //     cudaEventRecord(the chunk's event, copy stream);
-    //     cudaStreamWaitEvent(compute stream, the chunk's event, 0);
+    //     cudaEventRecord(event, copy stream);
+    //     cudaStreamWaitEvent(compute stream, event, 0);
     //     scale_kernel<<<blocks_for(count), threads_per_block, 0, compute stream>>>(dst + first,
     //       dst + first, count, factor): scales the chunk in place; then cudaGetLastError().
     // - Wait once at the end with cudaStreamSynchronize(compute stream). Never cudaDeviceSynchronize

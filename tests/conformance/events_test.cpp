@@ -107,6 +107,39 @@ TEST_CASE("cudaStreamWaitEvent makes later work on another stream start after th
     CHECK(cudaStreamDestroy(consumer) == cudaSuccess);
 }
 
+TEST_CASE("recording an event again does not change a cudaStreamWaitEvent queued before") {
+    use_machine("h200");
+    CopyScene first, second;
+    void* device_out = nullptr;
+    void* pinned_out = nullptr;
+    REQUIRE(cudaMalloc(&device_out, kBytes) == cudaSuccess);
+    REQUIRE(cudaMallocHost(&pinned_out, kBytes) == cudaSuccess);
+    cudaStream_t producer = make_stream();
+    cudaStream_t consumer = make_stream();
+    cudaEvent_t arrived = make_event(cudaEventDisableTiming);
+    mgpu::sim::clear_trace();
+    first.copy_in(producer);
+    REQUIRE(cudaEventRecord(arrived, producer) == cudaSuccess);
+    REQUIRE(cudaStreamWaitEvent(consumer, arrived, 0) == cudaSuccess);
+    // The copy out uses the other copy engine: once the first copy in is done it may run beside the second.
+    REQUIRE(cudaMemcpyAsync(pinned_out, device_out, kBytes, cudaMemcpyDeviceToHost, consumer) == cudaSuccess);
+    second.copy_in(producer);
+    REQUIRE(cudaEventRecord(arrived, producer) == cudaSuccess);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const auto copies_in = conformance::ops_of_kind(OpKind::MemcpyHtoD);
+    const auto out = conformance::last_op_of_kind(OpKind::MemcpyDtoH);
+    REQUIRE(copies_in.size() == 2);
+    REQUIRE(out.has_value());
+    CHECK(out->start_us >= copies_in[0].end_us);
+    // Waiting for the second record would have put the copy out after the second copy in.
+    CHECK(mgpu::trace::overlaps(*out, copies_in[1]));
+    CHECK(cudaEventDestroy(arrived) == cudaSuccess);
+    CHECK(cudaStreamDestroy(producer) == cudaSuccess);
+    CHECK(cudaStreamDestroy(consumer) == cudaSuccess);
+    CHECK(cudaFree(device_out) == cudaSuccess);
+    CHECK(cudaFreeHost(pinned_out) == cudaSuccess);
+}
+
 TEST_CASE("without cudaStreamWaitEvent, work on two non-blocking streams is not ordered") {
     use_machine("h200");
     CopyScene first;
