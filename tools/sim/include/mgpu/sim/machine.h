@@ -70,11 +70,12 @@ struct CostModel {
     double sync_us = 1.0;               // host-side cost of a synchronising call
     double kernel_bytes_per_thread = 8.0;  // memory traffic assumed per kernel thread (read + write of a float)
     // Host time of cudaMalloc and cudaFree: a fixed part and a part that grows with the size (the
-    // driver maps or unmaps every page). Measured on an H200 with the calibration's repeated
-    // allocate-and-free of one size: 74 us for 16 MiB, 157 us for 256 MiB (the first allocation of a
-    // size in a process costs up to twice that).
-    double malloc_us = 35.0, malloc_us_per_gib = 70.0;
-    double free_us = 35.0, free_us_per_gib = 285.0;
+    // driver maps or unmaps every page). On one H200 the same repeated allocate-and-free took, as the
+    // median of each process, 74-116 us at 16 MiB, 157-384 us at 256 MiB and 385-956 us at 1 GiB,
+    // depending on the process (bench/results/h200-calibration.md); these sit in the middle of that
+    // spread (93, 216 and 607 us).
+    double malloc_us = 45.0, malloc_us_per_gib = 130.0;
+    double free_us = 40.0, free_us_per_gib = 392.0;
 
     bool operator==(const CostModel&) const = default;
 };
