@@ -34,6 +34,11 @@ TEST_CASE("copies with pinned memory and kernels on different non-default stream
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     cudaStream_t compute = make_stream(cudaStreamNonBlocking);
     cudaStream_t copies = make_stream(cudaStreamNonBlocking);
+    if (conformance::kRealGpu) {   // the first copy and launch of a process, untimed
+        REQUIRE(cudaMemcpyAsync(pinned, copy_source, copy_bytes, cudaMemcpyDeviceToHost, copies) == cudaSuccess);
+        scale_in_place<<<blocks_for(kernel_count), kBlock, 0, compute>>>(data, 1.0f, kernel_count);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    }
     mgpu::sim::clear_trace();
     for (int c = 0; c < 4; ++c)
         REQUIRE(cudaMemcpyAsync(static_cast<char*>(pinned) + c * copy_bytes,
@@ -60,7 +65,12 @@ TEST_CASE("copies with pinned memory and kernels on different non-default stream
         last_end = std::max(last_end, c.end_us);
         copy_busy += c.end_us - c.start_us;
     }
-    CHECK(mgpu::trace::overlaps(kernels.front(), copy_ops.front()));
+    // Which kernel meets which copy depends on how fast the host queues them; that they meet does not.
+    const bool some_pair_overlaps = std::any_of(kernels.begin(), kernels.end(), [&](const auto& k) {
+        return std::any_of(copy_ops.begin(), copy_ops.end(),
+                           [&](const auto& c) { return mgpu::trace::overlaps(k, c); });
+    });
+    CHECK(some_pair_overlaps);
     CHECK(last_end - first_start <= 1.1 * std::max(kernel_busy, copy_busy));
     CHECK(last_end - first_start < 0.9 * (kernel_busy + copy_busy));
 
