@@ -6,24 +6,13 @@
 // Output: one line per measurement, `calib NAME bytes=B ms=T`, then `calib-done`.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <vector>
 
+#include "bench_support.h"
 #include "peer_access.h"
-
-#define CHECK(call)                                                                           \
-    do {                                                                                      \
-        cudaError_t err_ = (call);                                                            \
-        if (err_ != cudaSuccess) {                                                            \
-            std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
-                         cudaGetErrorString(err_));                                           \
-            std::exit(1);                                                                     \
-        }                                                                                     \
-    } while (0)
 
 __global__ void scale_in_place(float* x, size_t n, float a) {
     size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -50,23 +39,25 @@ struct Timer {
         cudaEventDestroy(begin);
         cudaEventDestroy(end);
     }
+    // One run of `work`, bracketed by events on `stream`.
+    template <class Work>
+    float once_ms(cudaStream_t stream, Work&& work) {
+        CHECK(cudaEventRecord(begin, stream));
+        work();
+        CHECK(cudaEventRecord(end, stream));
+        CHECK(cudaEventSynchronize(end));
+        float ms = 0;
+        CHECK(cudaEventElapsedTime(&ms, begin, end));
+        return ms;
+    }
     // Median over kRepeats of `work` enqueued on `stream`, after one warm-up run.
     template <class Work>
     float median_ms(cudaStream_t stream, Work work) {
         work();
         CHECK(cudaStreamSynchronize(stream));
         std::vector<float> times;
-        for (int r = 0; r < kRepeats; ++r) {
-            CHECK(cudaEventRecord(begin, stream));
-            work();
-            CHECK(cudaEventRecord(end, stream));
-            CHECK(cudaEventSynchronize(end));
-            float ms = 0;
-            CHECK(cudaEventElapsedTime(&ms, begin, end));
-            times.push_back(ms);
-        }
-        std::sort(times.begin(), times.end());
-        return times[times.size() / 2];
+        for (int r = 0; r < kRepeats; ++r) times.push_back(once_ms(stream, work));
+        return median(times);
     }
 };
 
@@ -90,21 +81,9 @@ void measure_in_rounds(Timer& timer, const std::vector<HostWork>& group) {
     for (const HostWork& member : group) member.work();
     CHECK(cudaDeviceSynchronize());
     std::vector<std::vector<float>> times(group.size());
-    for (int round = 0; round < kRounds; ++round) {
-        for (size_t i = 0; i < group.size(); ++i) {
-            CHECK(cudaEventRecord(timer.begin, 0));
-            group[i].work();
-            CHECK(cudaEventRecord(timer.end, 0));
-            CHECK(cudaEventSynchronize(timer.end));
-            float ms = 0;
-            CHECK(cudaEventElapsedTime(&ms, timer.begin, timer.end));
-            times[i].push_back(ms);
-        }
-    }
-    for (size_t i = 0; i < group.size(); ++i) {
-        std::sort(times[i].begin(), times[i].end());
-        report(group[i].name, group[i].bytes, times[i][times[i].size() / 2]);
-    }
+    for (int round = 0; round < kRounds; ++round)
+        for (size_t i = 0; i < group.size(); ++i) times[i].push_back(timer.once_ms(0, group[i].work));
+    for (size_t i = 0; i < group.size(); ++i) report(group[i].name, group[i].bytes, median(times[i]));
 }
 
 }  // namespace

@@ -161,6 +161,7 @@ TEST_CASE("without cudaStreamWaitEvent, work on two non-blocking streams is not 
     CHECK(mgpu::trace::overlaps(*in, *out));
     CHECK(cudaStreamDestroy(a) == cudaSuccess);
     CHECK(cudaStreamDestroy(b) == cudaSuccess);
+    CHECK(cudaFree(device_out) == cudaSuccess);
     CHECK(cudaFreeHost(pinned_out) == cudaSuccess);
 }
 

@@ -65,12 +65,17 @@ TEST_CASE("copies with pinned memory and kernels on different non-default stream
         last_end = std::max(last_end, c.end_us);
         copy_busy += c.end_us - c.start_us;
     }
-    // Which kernel meets which copy depends on how fast the host queues them; that they meet does not.
-    const bool some_pair_overlaps = std::any_of(kernels.begin(), kernels.end(), [&](const auto& k) {
-        return std::any_of(copy_ops.begin(), copy_ops.end(),
-                           [&](const auto& c) { return mgpu::trace::overlaps(k, c); });
-    });
-    CHECK(some_pair_overlaps);
+    if (conformance::kRealGpu) {
+        // On a GPU which kernel meets which copy depends on how fast the host queues them (slower
+        // under the tracer); that they meet does not.
+        const bool some_pair_overlaps = std::any_of(kernels.begin(), kernels.end(), [&](const auto& k) {
+            return std::any_of(copy_ops.begin(), copy_ops.end(),
+                               [&](const auto& c) { return mgpu::trace::overlaps(k, c); });
+        });
+        CHECK(some_pair_overlaps);
+    } else {
+        CHECK(mgpu::trace::overlaps(kernels.front(), copy_ops.front()));
+    }
     CHECK(last_end - first_start <= 1.1 * std::max(kernel_busy, copy_busy));
     CHECK(last_end - first_start < 0.9 * (kernel_busy + copy_busy));
 

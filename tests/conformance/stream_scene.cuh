@@ -1,4 +1,4 @@
-// The scene the stream tests share: a long kernel (about 12 us of modelled time) and a long
+// The scene the stream tests share: a long kernel (see kLongKernelCount) and a long
 // pinned copy (about 1.2 ms) to queue first, a tiny kernel to queue after them, and lookups of
 // the resulting operations in the trace. Device-side timings are read from trace().ops, host
 // ones from host_now_us().
@@ -39,7 +39,8 @@ struct Buffers {
         if (kRealGpu) warm_up();
     }
 
-    // Every kind of call the stream cases time, once, leaving the buffers' contents as they were.
+    // Every kind of call the stream cases time, once. The long buffer and the copy buffers keep their
+    // contents; the tiny kernel writes its usual 2.5.
     void warm_up() {
         cudaStream_t stream = nullptr;
         REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);

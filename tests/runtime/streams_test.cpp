@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -237,4 +238,50 @@ TEST_CASE("shuffle is deterministic per seed and varies across seeds") {
     CHECK(std::unique(orders.begin(), orders.end()) - orders.begin() > 1);
     CHECK(order_for("lazy") == std::vector<int>{5, 4, 3, 2, 1, 0});
     CHECK(order_for("eager") == std::vector<int>{0, 1, 2, 3, 4, 5});
+}
+
+// Both run on the device's own memory (tools/sim/src/runtime/memory_timeline.h): on an H200 a copy
+// beside a kernel took the sum of the two alone, not the longer one.
+TEST_CASE("a device-to-device copy and a kernel on two streams of one device take the sum of their times") {
+    bring_up("h200");
+    const std::size_t bytes = std::size_t{64} << 20;
+    void* a = nullptr;
+    void* b = nullptr;
+    void* c = nullptr;
+    REQUIRE(cudaMalloc(&a, bytes) == cudaSuccess);
+    REQUIRE(cudaMalloc(&b, bytes) == cudaSuccess);
+    REQUIRE(cudaMalloc(&c, bytes) == cudaSuccess);
+    cudaStream_t copies = nullptr, kernels = nullptr;
+    REQUIRE(cudaStreamCreateWithFlags(&copies, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&kernels, cudaStreamNonBlocking) == cudaSuccess);
+    const auto copy = [&] {
+        REQUIRE(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, copies) == cudaSuccess);
+    };
+    const auto kernel = [&] { REQUIRE(launch("touch", dim3(unsigned(bytes / 256)), 256, kernels, {c}, [] {}) == cudaSuccess); };
+    // Span of the device work queued by `work`, on the trace's clock.
+    const auto span_us = [](const std::function<void()>& work) {
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        mgpu::sim::clear_trace();
+        work();
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        double first = 1e300, last = 0;
+        for (const auto& op : mgpu::sim::trace().ops) {
+            first = std::min(first, op.start_us);
+            last = std::max(last, op.end_us);
+        }
+        return last - first;
+    };
+    const double copy_alone = span_us(copy);
+    const double kernel_alone = span_us(kernel);
+    const double together = span_us([&] {
+        copy();
+        kernel();
+    });
+    CAPTURE(copy_alone);
+    CAPTURE(kernel_alone);
+    CHECK(together == doctest::Approx(copy_alone + kernel_alone).epsilon(0.05));
+    CHECK(together > 1.2 * std::max(copy_alone, kernel_alone));
+    CHECK(cudaStreamDestroy(copies) == cudaSuccess);
+    CHECK(cudaStreamDestroy(kernels) == cudaSuccess);
+    for (void* p : {a, b, c}) CHECK(cudaFree(p) == cudaSuccess);
 }

@@ -25,6 +25,9 @@ inline constexpr int kClockRateKhz = 1980000;   // cudaDevAttrClockRate
 // Speeds table.
 inline constexpr double kH2dPinnedGbps = 55.3, kH2dPageableGbps = 7.1;
 inline constexpr double kD2hPinnedGbps = 55.2, kD2hPageableGbps = 11.0;
+// The preset's pageable device-to-host speed: five H200 calibration runs measured 10.5-14.9 GB/s
+// (bench/results/h200-calibration.md); 12.0 is inside all of them and within 10% of the 11.0 above.
+inline constexpr double kD2hPageablePresetGbps = 12.0;
 inline constexpr double kD2dCopyGbps = 2134.0;
 inline constexpr double kMemoryBoundKernelGbps = 2740.0;   // 2.74 TB/s
 inline constexpr double kLaunchPlusTinyKernelUs = 4.4;

@@ -103,6 +103,7 @@ TEST_CASE("h200: one device with the measured profile and the measured cost mode
     // Pageable copies vary between machines; the preset sits between cuda-facts.md's figure and the
     // H200 calibration's (bench/results/h200-calibration.md), within 10% of the former.
     CHECK(m.cost.d2h_pageable_gbps == doctest::Approx(h200_facts::kD2hPageableGbps).epsilon(0.10));
+    CHECK(m.cost.d2h_pageable_gbps == h200_facts::kD2hPageablePresetGbps);
     CHECK(m.cost.staged_peer_gbps == h200_facts::kPeerWithoutP2pGbps);
     CHECK(m.cost.launch_us + m.cost.kernel_min_us == doctest::Approx(h200_facts::kLaunchPlusTinyKernelUs));
     CHECK(peer_pairs(m) == 0);

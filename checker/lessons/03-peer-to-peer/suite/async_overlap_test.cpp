@@ -228,6 +228,7 @@ TEST_CASE("async overlap: on one device, every kernel waits for its chunk's even
         return;
     }
     if (!expect_no_device_sync_inside(calls, copies)) return;
+    const auto records = calls.calls_named("cudaEventRecord");
     const auto waits = calls.calls_named("cudaStreamWaitEvent");
     std::uint64_t since = copies.front().seq;
     for (const auto& launch : launches) {
@@ -236,6 +237,27 @@ TEST_CASE("async overlap: on one device, every kernel waits for its chunk's even
         if (!expect(waited, "each chunk's kernel is ordered after its copy: cudaStreamWaitEvent on the event recorded after it",
                     "a cudaStreamWaitEvent before every kernel launch",
                     "a kernel launched with no cudaStreamWaitEvent since the previous launch", &launch)) {
+            return;
+        }
+        // The wait must order this kernel after the latest copy: an event recorded on that copy's stream
+        // after it, then waited for by the kernel's stream. A wait on another stream, or for an event
+        // recorded before the copy, orders nothing that matters.
+        const mgpu::trace::ApiCall* copy = nullptr;
+        for (const auto& c : copies)
+            if (c.seq < launch.seq) copy = &c;
+        bool ordered = false;
+        for (const auto& record : records) {
+            if (copy == nullptr || record.seq < copy->seq || record.seq > launch.seq || record.stream != copy->stream ||
+                record.args.empty())
+                continue;
+            for (const auto& wait : waits)
+                ordered = ordered || (wait.seq > record.seq && wait.seq < launch.seq && wait.stream == launch.stream &&
+                                      wait.args.size() > 1 && wait.args[1] == record.args[0]);
+        }
+        if (!expect(ordered, "each kernel's stream waits for an event recorded on the copy stream after its chunk's copy",
+                    "cudaEventRecord(event, copy stream) after the copy, then cudaStreamWaitEvent(kernel's stream, "
+                    "event) before the launch",
+                    "no such record and wait between the latest copy and this launch", &launch)) {
             return;
         }
         since = launch.seq;

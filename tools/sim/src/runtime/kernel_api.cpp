@@ -66,7 +66,6 @@ bool one_past_end_of_allocation(const void* p) {
 struct PointerCheck {
     std::string fault;              // non-empty: the kernel faults when it runs
     bool peer_access = false;       // it reaches another device's memory through peer access
-    double peer_gbps = 0;           // the slowest such link
 };
 
 // Time the kernel's memory traffic takes, and the part of it spent in the device's own memory
@@ -154,8 +153,6 @@ PointerCheck check_pointers(const KernelLaunch& launch, int device) {
         } else if (owner >= 0) {
             if (r.devices[device].peer_enabled[owner]) {
                 result.peer_access = true;
-                const double gbps = r.machine.links[device][owner].gbps;
-                result.peer_gbps = result.peer_gbps == 0 ? gbps : std::min(result.peer_gbps, gbps);
                 continue;
             }
             text << "  Its pointer argument " << hex_pointer(p) << " lies in "

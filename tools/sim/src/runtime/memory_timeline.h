@@ -1,7 +1,9 @@
 // When one device's memory is busy. Device-to-device copies, memsets and memory-bound kernels
 // are limited by the same HBM: measured on an H200, a copy on one stream and a kernel on
 // another take the sum of their times, not the longer one. Copies bound by a slower path (PCIe,
-// NVLink, host staging) use a small share of HBM and are not booked here.
+// NVLink, host staging) use a small share of HBM and are not booked here. Kernels and memsets
+// already queue on the device's one compute engine, so in practice this orders device-to-device
+// copies against them; an operation is booked here once, by the scheduler.
 #pragma once
 
 #include <map>

@@ -31,7 +31,8 @@ struct DeviceSpec {
     int max_grid_size[3] = {2147483647, 65535, 65535};
     int async_engine_count = 3;
     int pci_domain = 0, pci_bus = 0, pci_device = 6;
-    double memory_bandwidth_gbps = 2740.0;     // what a memory-bound kernel achieves (read + write bytes / s)
+    double memory_bandwidth_gbps = 2740.0;     // a memory-bound kernel with 4-byte accesses (read + write bytes / s);
+                                               // 16-byte accesses reach 2 x d2d_copy_gbps
     double d2d_copy_gbps = 2134.0;             // cudaMemcpy device to device, bytes copied / s
     std::string uuid;                          // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi -L
                                                // prints it; load_machine fills it in when empty
@@ -60,7 +61,8 @@ struct CostModel {
     double h2d_pinned_gbps = 55.3, h2d_pageable_gbps = 7.1;
     // Pageable device-to-host copies go through the driver's staging buffers and the host's page
     // state, so they vary between machines and runs: cuda-facts.md records 11.0 GB/s, an H200
-    // measured 10.5-14.6 (bench/results/h200-calibration.md); 12.0 keeps both within 10-25%.
+    // measured 10.5-14.9 (bench/results/h200-calibration.md); 12.0 keeps both within 10-25%. Host-to-host
+    // copies run at this speed too.
     double d2h_pinned_gbps = 55.2, d2h_pageable_gbps = 12.0;
     double staged_peer_gbps = 37.0;     // peer copy without P2P, staged through host memory
     double launch_us = 2.2;             // host-side cost of a kernel launch
@@ -68,7 +70,7 @@ struct CostModel {
     double copy_latency_us = 2.0;       // fixed cost of any copy
     double api_us = 0.5;                // host-side cost of a plain runtime call
     double sync_us = 1.0;               // host-side cost of a synchronising call
-    double kernel_bytes_per_thread = 8.0;  // memory traffic assumed per kernel thread (read + write of a float)
+    double kernel_bytes_per_thread = 8.0;  // traffic per thread of a kernel without pointer arguments (read + write of a float)
     // Host time of cudaMalloc and cudaFree: a fixed part and a part that grows with the size (the
     // driver maps or unmaps every page). On one H200 the same repeated allocate-and-free took, as the
     // median of each process, 74-116 us at 16 MiB, 157-384 us at 256 MiB and 385-956 us at 1 GiB,
