@@ -25,17 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "peer_access.h"
-
-#define CHECK(call)                                                                           \
-    do {                                                                                      \
-        cudaError_t err_ = (call);                                                            \
-        if (err_ != cudaSuccess) {                                                            \
-            std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
-                         cudaGetErrorString(err_));                                           \
-            std::exit(1);                                                                     \
-        }                                                                                     \
-    } while (0)
 
 // Keeps a stream busy for `cycles` device clock cycles, so that everything queued behind it is
 // queued before the GPU starts on it: the events then time the copies back to back, not how fast
@@ -190,8 +181,7 @@ float finished_copy_ms(Device& d, Copy copy) {
         CHECK(cudaEventRecord(d.stop, 0));
         times.push_back(elapsed_ms(d));
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return median(times);
 }
 
 // Lesson 3's rule: copy_between_devices should cost no more than the runtime's own peer copy.

@@ -34,18 +34,6 @@ std::string escape_filter(const std::string& name) {
     return escaped;
 }
 
-std::string last_lines(const std::string& text, std::size_t count) {
-    std::size_t position = text.size();
-    while (position > 0 && (text[position - 1] == '\n')) --position;
-    std::size_t lines = 0;
-    std::size_t start = position;
-    while (start > 0) {
-        if (text[start - 1] == '\n' && ++lines == count) break;
-        --start;
-    }
-    return text.substr(start, position - start);
-}
-
 std::string human_bytes(std::size_t bytes) {
     char text[32];
     if (bytes >= (std::size_t{1} << 30)) {
@@ -98,7 +86,8 @@ RawRun run_binary(const std::string& binary, const std::vector<std::string>& doc
     // A clean environment: nothing of the caller's (CUDA_VISIBLE_DEVICES, MGPU_TOPOLOGY, ...) leaks in.
     // On real GPUs every module loads when the case starts: with CUDA's default lazy loading a kernel's
     // first launch loads its module, which may synchronise the context (CUDA Programming Guide, "Lazy
-    // Loading"), and a correct pipeline would then look serialised. The simulator ignores both.
+    // Loading"), and a correct pipeline would then look serialised. NCCL runs with NVLink multicast
+    // (NVLS) off, which the machines the kit is validated on require. The simulator ignores both.
     spec.environment = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8",
                         "CUDA_MODULE_LOADING=EAGER", "NCCL_NVLS_ENABLE=0"};
     spec.extra_fds = {{3, result_fd}, {4, nonce_pipe[0]}};

@@ -291,6 +291,18 @@ std::string describe_signal(int signal) {
     }
 }
 
+std::string last_lines(const std::string& text, std::size_t count) {
+    std::size_t position = text.size();
+    while (position > 0 && (text[position - 1] == '\n')) --position;
+    std::size_t lines = 0;
+    std::size_t start = position;
+    while (start > 0) {
+        if (text[start - 1] == '\n' && ++lines == count) break;
+        --start;
+    }
+    return text.substr(start, position - start);
+}
+
 std::string judge_path_variable() {
     const char* path = std::getenv("PATH");
     return path ? path : "/usr/local/bin:/usr/bin:/bin";

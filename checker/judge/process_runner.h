@@ -49,6 +49,10 @@ ProcessOutcome run_process(const ProcessSpec& spec);
 // "segmentation fault (SIGSEGV)" style name of a signal, for messages.
 std::string describe_signal(int signal);
 
+// The last `count` lines of a program's output, without the line ends after them: what a message
+// about a run that went wrong shows of it.
+std::string last_lines(const std::string& text, std::size_t count);
+
 // The environment variable PATH of the judge, for tools such as the compiler.
 std::string judge_path_variable();
 

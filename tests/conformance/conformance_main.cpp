@@ -9,9 +9,9 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
-#include <cstring>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "conformance_skip.h"
@@ -32,20 +32,7 @@ SkipTally& tally() {
     return instance;
 }
 
-// The reason, when `text` is a skip: a CaseSkipped's message, quoted when it was thrown inside an
-// assertion's expression.
-const char* skip_reason(const doctest::String& text) {
-    const char* start = text.c_str();
-    if (*start == '"') ++start;
-    if (std::strncmp(start, conformance::kSkipMarker, std::strlen(conformance::kSkipMarker)) != 0) return nullptr;
-    return start + std::strlen(conformance::kSkipMarker);
-}
-
-// What doctest reports for an exception leaving a subcase; the exception itself is reported again
-// once it has left the test case.
-bool is_subcase_stand_in(const doctest::String& text) {
-    return std::strncmp(text.c_str(), "exception thrown in subcase", 27) == 0;
-}
+std::string_view view(const doctest::String& text) { return text.c_str(); }
 
 class SkipListener : public doctest::IReporter {
 public:
@@ -64,25 +51,22 @@ public:
         std::lock_guard lock(tally().mutex);
         if (exception.is_crash) {
             tally().other_exception = true;
-        } else if (const char* reason = skip_reason(exception.error_string)) {
+        } else if (const auto reason = conformance::skip_reason(view(exception.error_string))) {
             tally().skip_seen = true;
-            if (reason_.empty()) reason_ = reason;
-        } else if (!is_subcase_stand_in(exception.error_string)) {
+            if (reason_.empty()) reason_ = *reason;
+        } else if (!conformance::is_subcase_stand_in(view(exception.error_string))) {
             tally().other_exception = true;
         }
     }
 
     void log_assert(const doctest::AssertData& assertion) override {
         if (!assertion.m_failed || !assertion.m_threw) return;
-        const char* reason = skip_reason(assertion.m_exception);
-        if (reason == nullptr) return;
+        const auto reason = conformance::skip_reason(view(assertion.m_exception));
+        if (!reason) return;
         std::lock_guard lock(tally().mutex);
         tally().skip_seen = true;
         ++tally().skipped_assertions;
-        if (reason_.empty()) {
-            reason_ = reason;
-            if (!reason_.empty() && reason_.back() == '"') reason_.pop_back();
-        }
+        if (reason_.empty()) reason_ = *reason;
     }
 
     void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
@@ -90,8 +74,10 @@ public:
         if (stats.testCaseSuccess) return;
         ++tally().failed_cases;
         const int allowed = doctest::TestCaseFailureReason::Exception | doctest::TestCaseFailureReason::AssertFailure;
-        const bool only_skipped = tally().skip_seen && !tally().other_exception && (stats.failure_flags & ~allowed) == 0 &&
-                                  stats.numAssertsFailedCurrentTest == tally().skipped_assertions;
+        const bool only_skipped = (stats.failure_flags & ~allowed) == 0 &&
+                                  conformance::failed_only_by_skips(tally().skip_seen, tally().other_exception,
+                                                                    stats.numAssertsFailedCurrentTest,
+                                                                    tally().skipped_assertions);
         if (only_skipped) tally().skipped.push_back(current_name_ + ": " + reason_);
     }
 

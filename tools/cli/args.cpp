@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <charconv>
 #include <sstream>
 
 #include "exit_codes.h"
@@ -96,6 +97,20 @@ std::string format_help(const CommandSpec& spec) {
     }
     if (!spec.examples.empty()) out << "\nExamples:\n" << spec.examples;
     return out.str();
+}
+
+std::uint64_t whole_number(const std::string& option, const std::string& text, std::uint64_t least, std::uint64_t most) {
+    std::uint64_t value = 0;
+    const char* end = text.data() + text.size();
+    // from_chars takes no sign and no spaces for an unsigned type, and reports values past its range.
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    const bool fits = !text.empty() && error == std::errc() && stop == end;
+    if (fits && value >= least && value <= most) return value;
+    std::string range;
+    if (least > 0) range += " of at least " + std::to_string(least);
+    if (most < std::numeric_limits<std::uint64_t>::max())
+        range += (range.empty() ? " of at most " : " and at most ") + std::to_string(most);
+    throw UsageError(option + " takes a whole number" + range + ", not '" + text + "'");
 }
 
 }  // namespace mgpu::cli

@@ -2,6 +2,8 @@
 // values and positionals, and the same declaration writes the command's --help.
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -42,5 +44,10 @@ struct ParsedArgs {
 ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& args);
 
 std::string format_help(const CommandSpec& spec);
+
+// The value of a numeric option: decimal digits only (no sign, no spaces), from `least` to
+// `most`. Throws UsageError naming the option and the range otherwise.
+std::uint64_t whole_number(const std::string& option, const std::string& text, std::uint64_t least = 0,
+                           std::uint64_t most = std::numeric_limits<std::uint64_t>::max());
 
 }  // namespace mgpu::cli

@@ -2,8 +2,10 @@
 // case in its own sandboxed process and scores it by the lesson's rubric.
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <unistd.h>
 
+#include "args.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "kit_config.h"
@@ -28,16 +30,6 @@ struct GradeChoice {
     int jobs = 0;
     bool quiet = false;
 };
-
-std::uint64_t whole_number(const std::string& option, const std::string& text) {
-    try {
-        std::size_t used = 0;
-        unsigned long long value = std::stoull(text, &used);
-        if (used == text.size()) return value;
-    } catch (const std::exception&) {
-    }
-    throw UsageError(option + " takes a whole number, not '" + text + "'");
-}
 
 int lesson_number(const std::string& text) {
     auto number = parse_lesson_number(text);
@@ -103,7 +95,8 @@ int grade(const Kit& kit, const ParsedArgs& args) {
     if (auto lesson = args.value("--lesson")) choice.lesson = lesson_number(*lesson);
     choice.json_out = args.value("--json").value_or("");
     choice.junit_out = args.value("--junit").value_or("");
-    if (auto jobs = args.value("--jobs")) choice.jobs = static_cast<int>(whole_number("--jobs", *jobs));
+    if (auto jobs = args.value("--jobs"))
+        choice.jobs = static_cast<int>(whole_number("--jobs", *jobs, 0, std::numeric_limits<int>::max()));
     choice.quiet = args.has("--quiet");
     read_common(args, choice);
     return hand_to_judge(kit, choice);

@@ -36,15 +36,8 @@ const char* kNeeds =
     "Toolkit 12 or 13 (nvcc and CUPTI), and the kit configured with nvcc (meson finds nvcc and CUPTI when it "
     "configures the build). To see the whole report without a GPU: tools/mgpu validate --real-side sim --quick";
 
-int whole_number(const std::string& option, const std::string& text) {
-    try {
-        std::size_t used = 0;
-        const long value = std::stol(text, &used);
-        if (used == text.size() && value > 0 && value < 1000000000) return static_cast<int>(value);
-    } catch (const std::exception&) {
-    }
-    throw UsageError(option + " takes a whole number above 0, not '" + text + "'");
-}
+// The largest --gpus and --seed validate takes.
+constexpr std::uint64_t kLargestNumber = 999999999;
 
 // The first `count` entries of the CUDA_VISIBLE_DEVICES the user set, or 0..count-1.
 std::string first_visible(int count) {
@@ -80,16 +73,18 @@ std::set<std::string> chosen_parts(const std::optional<std::string>& only) {
     return parts;
 }
 
-// Why the GPU side cannot run here, or "" when it can; sets the GPU count.
-std::string gpu_side_problem(const ValidateRun& run, int* gpus) {
+// Why the GPU side cannot run the chosen parts here, or "" when it can; sets the GPU count.
+std::string gpu_side_problem(const ValidateRun& run, const std::set<std::string>& parts, int* gpus) {
     if (std::string(MGPU_P2P_MATRIX_CUDA).empty())
         return "the kit was configured without nvcc, so nothing was built for real GPUs";
-    for (int lesson : lessons_in(run.kit.root / "checker" / "lessons")) {
-        const auto folder = lesson_folder(run.kit.root / "checker" / "lessons", lesson);
-        if (folder && !fs::exists(run.kit.build / "checker" / "lessons" / folder->filename() / "checker-build-cuda.json"))
-            return "lesson " + std::to_string(lesson) + "'s checker was not built for real GPUs (meson found nvcc but "
-                   "not CUPTI)";
-    }
+    // Only grading runs the lessons' checkers on the GPUs.
+    if (parts.count("grading"))
+        for (int lesson : lessons_in(run.kit.root / "checker" / "lessons")) {
+            const auto folder = lesson_folder(run.kit.root / "checker" / "lessons", lesson);
+            if (folder && !fs::exists(run.kit.build / "checker" / "lessons" / folder->filename() / "checker-build-cuda.json"))
+                return "lesson " + std::to_string(lesson) + "'s checker was not built for real GPUs (meson found nvcc "
+                       "but not CUPTI)";
+        }
 #if MGPU_HAVE_CHECKER
     const judge::GpuProbe probe = judge::probe_gpu();
     if (!probe.usable) return "no usable GPU: " + probe.reason;
@@ -102,7 +97,7 @@ std::string gpu_side_problem(const ValidateRun& run, int* gpus) {
 }
 
 std::string gpu_words(const ValidateRun& run) {
-    const Captured names = capture(run, {"nvidia-smi", "--query-gpu=name", "--format=csv,noheader"});
+    const Captured names = capture({"nvidia-smi", "--query-gpu=name", "--format=csv,noheader"});
     const std::string first = names.output.substr(0, names.output.find('\n'));
     return std::to_string(run.gpus) + " x " + (names.started && !first.empty() ? first : std::string("GPU"));
 }
@@ -132,14 +127,12 @@ int validate(const Kit& kit, const ParsedArgs& args) {
         if (!run.real_is_sim) throw UsageError("--topology names the machine that stands in for the GPUs: use it with --real-side sim");
         run.real_topology = *topology;
     }
-    const int wanted_gpus = args.value("--gpus") ? whole_number("--gpus", *args.value("--gpus")) : 0;
-    run.seed = args.value("--seed") ? static_cast<std::uint64_t>(whole_number("--seed", *args.value("--seed")))
-                                    : static_cast<std::uint64_t>(std::time(nullptr) % 1000000000) + 1;
+    const int wanted_gpus =
+        args.value("--gpus") ? static_cast<int>(whole_number("--gpus", *args.value("--gpus"), 1, kLargestNumber)) : 0;
+    run.seed = args.value("--seed") ? whole_number("--seed", *args.value("--seed"), 1, kLargestNumber)
+                                    : static_cast<std::uint64_t>(std::time(nullptr) % kLargestNumber) + 1;
     const std::string out = args.value("--out").value_or("");
     const std::set<std::string> parts = chosen_parts(args.value("--only"));
-
-    // NVLink SHARP needs a fabric manager set up for it; every NCCL program validate starts keeps it off.
-    ::setenv("NCCL_NVLS_ENABLE", "0", 1);
 
     int available = 0;
     if (run.real_is_sim) {
@@ -148,7 +141,7 @@ int validate(const Kit& kit, const ParsedArgs& args) {
         } catch (const mgpu::sim::TopologyError& error) {
             throw UsageError(std::string("--topology: ") + error.what());
         }
-    } else if (const std::string problem = gpu_side_problem(run, &available); !problem.empty()) {
+    } else if (const std::string problem = gpu_side_problem(run, parts, &available); !problem.empty()) {
         std::cerr << "mgpu validate: cannot validate here: " << problem << ".\n" << kNeeds << "\n";
         if (!out.empty()) {
             ValidationReport report(false);
@@ -175,9 +168,13 @@ int validate(const Kit& kit, const ParsedArgs& args) {
         for (const auto& part : parts) list += (list.empty() ? "" : ", ") + part;
         report.line("Only these parts were run (--only): " + list + ".");
     }
-    if (run.gpus == 1)
-        report.line("One GPU: the peer-to-peer pairs, the solution's copy between devices and the grading scenarios "
-                    "with more than one device need 2 or more GPUs; they are listed as not testable here.");
+    if (run.gpus == 1 && parts.count("p2p"))
+        report.line("One GPU: the peer-to-peer pairs and the solution's copy between devices need 2 or more GPUs; "
+                    "they are listed as not testable here.");
+    // The judge starts each grading case in a clean environment, on the machine as it is, so
+    // --gpus does not narrow the grading: only a machine with one GPU leaves its scenarios out.
+    if (!run.real_is_sim && available == 1 && parts.count("grading"))
+        report.line("One GPU: the checker skips the grading scenarios with more than one device.");
     if (parts.count("machine")) report_machine(report, run);
     if (parts.count("conformance")) compare_conformance(report, run);
     if (parts.count("grading")) grade_known_answers(report, run);
@@ -213,19 +210,22 @@ const Command validate_command = {
             "--backend cuda; measures peer-to-peer bandwidth and latency between every pair of GPUs\n"
             "(bench/p2p) beside the simulator's prediction for as many GPUs of hgx-h200-8, with the\n"
             "ratio, and lesson 3's copy_between_devices against cudaMemcpyPeerAsync (target 0.90);\n"
-            "NCCL all-reduce bandwidth where lesson 4 exists. Parts a machine cannot run (too few GPUs)\n"
-            "are listed as not testable here and count neither way. The last line is a summary.\n"
+            "NCCL all-reduce bandwidth is not measured yet: no all-reduce program. Parts a machine cannot\n"
+            "run (too few GPUs) are listed as not testable here and count neither way. The last line is a\n"
+            "summary.\n"
             "Exit codes: 0 everything agrees and every target is met, 1 a difference or a missed target,\n"
             "2 a bad option, 4 no GPU, or the kit was configured without nvcc and CUPTI.",
         .options =
             {
                 {"--out", "FILE.md", "also write the report as markdown (for bench/results/)"},
                 {"--quick", "", "small copies and the first mutant of each criterion: a fast run"},
-                {"--gpus", "N", "use the first N GPUs (default: all)"},
+                {"--gpus", "N", "use the first N GPUs for the machine, conformance and p2p parts (default: all); "
+                                "grading uses the machine as it is"},
                 {"--seed", "N", "the seed of the grading's random inputs (default: a new one, printed)"},
                 {"--real-side", "gpu|sim", "gpu (the default): the GPUs here; sim: the simulator stands in for them, "
                                            "so the whole report can be produced without a GPU"},
-                {"--topology", "NAME|FILE", "with --real-side sim: the machine that stands in (default hgx-h200-8)"},
+                {"--topology", "NAME|FILE", "with --real-side sim: the machine that stands in for the machine, "
+                                            "conformance and p2p parts (default hgx-h200-8)"},
                 {"--only", "PART,...", "run only these parts: machine, conformance, grading, p2p, nccl"},
             },
         .max_positionals = 0,

@@ -1,6 +1,7 @@
 // Part b: the simulator's conformance cases run on the real GPUs and on the simulator, compared
 // by tools/validate's conformance-compare (exit 0 no differences, 1 some differ, 2 usage, 3 the
-// simulator side could not run, 4 the real side could not run; its last line counts the cases).
+// simulator side could not run or the comparison could not be made, 4 the real side could not
+// run; its last line counts the cases).
 // With --real-side sim it runs the simulator's programs on both sides, as validate does.
 #include <filesystem>
 #include <fstream>
@@ -16,11 +17,6 @@ void compare_conformance(ValidationReport& report, const ValidateRun& run) {
     report.section("Conformance: the simulator against the real runtime");
     const fs::path program = MGPU_CONFORMANCE_COMPARE;
     const std::string what = "conformance cases";
-    if (program.empty()) {
-        report.verdict(Verdict::NotBuilt, what,
-                       "conformance-compare is not part of this build (tools/validate was not configured)");
-        return;
-    }
     if (!fs::exists(program)) {
         report.verdict(Verdict::NotBuilt, what,
                        program.string() + " is missing; build it with: ninja -C " + run.kit.build.string() +
@@ -29,6 +25,7 @@ void compare_conformance(ValidationReport& report, const ValidateRun& run) {
     }
     const fs::path markdown = run.work_dir / "conformance.md";
     std::error_code ignored;
+    fs::create_directories(run.work_dir, ignored);
     fs::remove(markdown, ignored);
     // The GPUs validate uses reach it through CUDA_VISIBLE_DEVICES, which validate has set already.
     std::vector<std::string> argv = {program.string(), "--markdown", markdown.string()};
@@ -36,9 +33,9 @@ void compare_conformance(ValidationReport& report, const ValidateRun& run) {
     // --quick: two short programs, enough to show the comparison works end to end.
     if (run.quick) argv.insert(argv.end(), {"--program", "errors", "--program", "no-driver"});
     report.line("Running `" + shell_quote(argv) + "`");
-    const Captured result = capture(run, argv);
+    const Captured result = capture(argv);
     if (!result.started) {
-        report.verdict(Verdict::NotBuilt, what, result.output);
+        report.verdict(Verdict::NotBuilt, what, result.start_error);
         return;
     }
     std::ifstream section(markdown);
@@ -52,16 +49,14 @@ void compare_conformance(ValidationReport& report, const ValidateRun& run) {
         report.preformatted(last_lines(result.output, 25));
     }
     const std::string last = last_lines(result.output, 1);
-    const int code = result.status.shell_code();
-    if (code == 0) {
+    if (succeeded(result)) {
         report.verdict(Verdict::Agrees, what, last);
-    } else if (code == 1) {
+    } else if (result.exited && result.exit_code == 1) {
         report.verdict(Verdict::Differs, what, last);
-    } else if (code == 4) {
+    } else if (result.exited && result.exit_code == 4) {
         report.verdict(Verdict::Differs, what, "the real side could not run on this machine: " + last);
     } else {
-        report.verdict(Verdict::Differs, what,
-                       "conformance-compare ended with " + result.status.describe() + ": " + last);
+        report.verdict(Verdict::Differs, what, "conformance-compare ended with " + describe_end(result) + ": " + last);
     }
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -123,37 +124,41 @@ std::string not_graded(const judge::LessonResult& result) {
     return (result.problem_kind.empty() ? "not graded" : result.problem_kind) + ": " + problem;
 }
 
+// Grades the lesson's folder under `kit_folder` (solutions or exercises). Reports the lesson as not
+// testable when the kit has no such folder and as differing when it was not graded, `expected`
+// saying what should have happened; the result only when it was graded.
+std::optional<judge::LessonResult> grade_lesson_folder(ValidationReport& report, const ValidateRun& run,
+                                                       const judge::Lesson& lesson, const std::string& kit_folder,
+                                                       const std::string& what, const std::string& expected) {
+    const auto folder = lesson_folder(run.kit.root / kit_folder, lesson.number);
+    if (!folder) {
+        report.verdict(Verdict::NotTestable, what, "the kit has no " + kit_folder + "/ folder for this lesson");
+        return std::nullopt;
+    }
+    auto result = grade(run, lesson, *folder);
+    if (result.outcome != judge::LessonOutcome::Graded) {
+        report.verdict(Verdict::Differs, what, expected + not_graded(result));
+        return std::nullopt;
+    }
+    return result;
+}
+
 void check_solution(ValidationReport& report, const ValidateRun& run, const judge::Lesson& lesson) {
     const std::string what = "lesson " + std::to_string(lesson.number) + " reference solution";
-    const auto folder = lesson_folder(run.kit.root / "solutions", lesson.number);
-    if (!folder) {
-        report.verdict(Verdict::NotTestable, what, "the kit has no solutions/ folder for this lesson");
-        return;
-    }
-    const auto result = grade(run, lesson, *folder);
-    if (result.outcome != judge::LessonOutcome::Graded) {
-        report.verdict(Verdict::Differs, what, not_graded(result));
-        return;
-    }
-    const bool full = failed_cases(result) == 0 && cases_with(result, judge::CaseStatus::Passed) > 0;
-    report.verdict(full ? Verdict::Agrees : Verdict::Differs, what + " (full marks expected)", tally(result));
+    const auto result = grade_lesson_folder(report, run, lesson, "solutions", what, "");
+    if (!result) return;
+    const bool full = failed_cases(*result) == 0 && cases_with(*result, judge::CaseStatus::Passed) > 0;
+    report.verdict(full ? Verdict::Agrees : Verdict::Differs, what + " (full marks expected)", tally(*result));
 }
 
 void check_skeleton(ValidationReport& report, const ValidateRun& run, const judge::Lesson& lesson) {
     const std::string what = "lesson " + std::to_string(lesson.number) + " skeleton";
-    const auto folder = lesson_folder(run.kit.root / "exercises", lesson.number);
-    if (!folder) {
-        report.verdict(Verdict::NotTestable, what, "the kit has no exercises/ folder for this lesson");
-        return;
-    }
-    const auto result = grade(run, lesson, *folder);
-    if (result.outcome != judge::LessonOutcome::Graded) {
-        report.verdict(Verdict::Differs, what, "the skeleton should build and score near zero; " + not_graded(result));
-        return;
-    }
-    const bool near_zero = result.score <= kSkeletonShare * result.max_score;
+    const auto result =
+        grade_lesson_folder(report, run, lesson, "exercises", what, "the skeleton should build and score near zero; ");
+    if (!result) return;
+    const bool near_zero = result->score <= kSkeletonShare * result->max_score;
     report.verdict(near_zero ? Verdict::Agrees : Verdict::Differs,
-                   what + " (at most " + number(100 * kSkeletonShare) + "% expected)", tally(result));
+                   what + " (at most " + number(100 * kSkeletonShare) + "% expected)", tally(*result));
 }
 
 void check_mutant(ValidationReport& report, const ValidateRun& run, const judge::Lesson& lesson,

@@ -10,13 +10,13 @@ namespace {
 
 void show_command(ValidationReport& report, const ValidateRun& run, const std::string& heading,
                   const std::vector<std::string>& argv) {
-    const Captured result = capture(run, argv);
+    const Captured result = capture(argv);
     report.line(heading + " (`" + shell_quote(argv) + "`):");
     if (!result.started) {
-        report.line("not available: " + result.output);
+        report.line("not available: " + result.start_error);
         return;
     }
-    report.preformatted(result.output.empty() ? "(no output, " + result.status.describe() + ")" : result.output);
+    report.preformatted(result.output.empty() ? "(no output, " + describe_end(result) + ")" : result.output);
 }
 
 }  // namespace
@@ -36,7 +36,7 @@ void report_machine(ValidationReport& report, const ValidateRun& run) {
     show_command(report, run, "GPUs", {"nvidia-smi", "-L"});
     show_command(report, run, "Driver and CUDA version",
                  {"nvidia-smi", "--query-gpu=index,name,driver_version,memory.total", "--format=csv"});
-    const Captured header = capture(run, {"nvidia-smi"});
+    const Captured header = capture({"nvidia-smi"});
     const auto at = header.output.find("CUDA Version:");
     if (header.started && at != std::string::npos)
         report.line("Driver's " + header.output.substr(at, header.output.find_first_of(" |\n", at + 14) - at));

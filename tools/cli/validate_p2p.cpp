@@ -36,12 +36,10 @@ bool run_side(ValidationReport& report, const ValidateRun& run, const std::strin
     std::string shown;
     for (const auto& [name, value] : environment) shown += name + "=" + value + " ";
     report.line("Running on " + side + ": `" + shown + shell_quote(argv) + "`");
-    const Captured captured = capture(run, argv, environment);
+    const Captured captured = capture(argv, environment);
     *result = parse_p2p_output(captured.output);
-    if (captured.started && captured.status.ok() && result->finished) return true;
-    report.verdict(Verdict::Differs, "p2p matrix on " + side,
-                   "it did not finish (" + (captured.started ? captured.status.describe() : std::string("not started")) +
-                       "); its last lines:");
+    if (succeeded(captured) && result->finished) return true;
+    report.verdict(Verdict::Differs, "p2p matrix on " + side, "it did not finish (" + describe_end(captured) + "); its last lines:");
     report.preformatted(last_lines(captured.output, 15));
     return false;
 }

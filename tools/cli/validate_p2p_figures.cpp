@@ -75,11 +75,4 @@ std::optional<double> solution_copy_ratio(const P2pRun& run) {
     return runtime->ms / solution->ms;
 }
 
-double allreduce_algbw(std::size_t bytes, double ms) { return gigabytes_per_second(bytes, ms); }
-
-double allreduce_busbw(std::size_t bytes, double ms, int ranks) {
-    if (ranks <= 0) return 0;
-    return allreduce_algbw(bytes, ms) * 2.0 * (ranks - 1) / ranks;
-}
-
 }  // namespace mgpu::cli

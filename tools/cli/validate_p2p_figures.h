@@ -31,7 +31,7 @@ P2pRun parse_p2p_output(const std::string& text);
 
 const P2pFigure* find_figure(const P2pRun& run, const std::string& kind, int src, int dst, int p2p);
 
-// Bytes per second in units of 10^9 (GB/s, as nvidia's samples and nccl-tests print them).
+// Bytes per second in units of 10^9 (GB/s, as nvidia's samples print them).
 double gigabytes_per_second(std::size_t bytes, double ms);
 
 // The figure people read for a measurement: GB/s for uni and bi, microseconds for lat.
@@ -49,10 +49,5 @@ inline bool ratio_agrees(double ratio) { return ratio >= kRatioLow && ratio <= k
 inline constexpr double kSolutionCopyTarget = 0.90;
 // cudaMemcpyPeerAsync time over the solution's time for the same copy, or nullopt when either is missing.
 std::optional<double> solution_copy_ratio(const P2pRun& run);
-
-// nccl-tests' definitions for all-reduce over `ranks` GPUs: algbw = bytes / time and
-// busbw = algbw * 2(n-1)/n, both in GB/s.
-double allreduce_algbw(std::size_t bytes, double ms);
-double allreduce_busbw(std::size_t bytes, double ms, int ranks);
 
 }  // namespace mgpu::cli

@@ -1,10 +1,6 @@
 #include "validate_support.h"
 
-#include <fstream>
-#include <sstream>
-#include <unistd.h>
-
-#include "exit_codes.h"
+extern char** environ;
 
 namespace mgpu::cli {
 
@@ -14,38 +10,48 @@ std::string ValidateRun::visible_devices() const {
     return list;
 }
 
-Captured capture(const ValidateRun& run, const std::vector<std::string>& argv,
-                 const std::vector<std::pair<std::string, std::string>>& environment) {
-    static int counter = 0;
-    std::filesystem::create_directories(run.work_dir);
-    const auto file = run.work_dir / ("output-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".txt");
-    Captured captured;
-    try {
-        captured.status = run_process(argv, SpawnOptions{file, environment});
-    } catch (const SetupError& error) {
-        captured.started = false;
-        captured.output = error.what();
-        return captured;
+namespace {
+
+constexpr std::size_t kOutputLimitBytes = std::size_t{64} << 20;
+
+// The judge's runner takes the child's whole environment.
+std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& changes) {
+    std::vector<std::string> environment;
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        const std::string text = *entry;
+        const std::string name = text.substr(0, text.find('='));
+        bool changed = false;
+        for (const auto& change : changes) changed = changed || change.first == name;
+        if (!changed) environment.push_back(text);
     }
-    std::ifstream in(file);
-    std::ostringstream text;
-    text << in.rdbuf();
-    captured.output = text.str();
-    std::error_code ignored;
-    std::filesystem::remove(file, ignored);
-    return captured;
+    for (const auto& [name, value] : changes) environment.push_back(name + "=" + value);
+    return environment;
 }
 
-std::string last_lines(const std::string& text, int lines) {
-    std::size_t end = text.size();
-    while (end > 0 && text[end - 1] == '\n') --end;
-    std::size_t start = end;
-    int seen = 0;
-    while (start > 0) {
-        if (text[start - 1] == '\n' && ++seen == lines) break;
-        --start;
-    }
-    return text.substr(start, end - start);
+}  // namespace
+
+Captured capture(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& environment) {
+    judge::ProcessSpec spec;
+    spec.argv = argv;
+    spec.environment = child_environment(environment);
+    spec.limits.wall_seconds = kCaptureTimeLimitSeconds;
+    // The programs are the kit's own and the machine's tools: no memory limit (the simulator and
+    // conformance-compare's children are one tree), and all of the output is read, so it is all kept.
+    spec.limits.memory_bytes = 0;
+    spec.limits.output_bytes = kOutputLimitBytes;
+    spec.limits.kept_output_bytes = kOutputLimitBytes / 2;
+    spec.limits.file_size_bytes = 0;
+    return judge::run_process(spec);
+}
+
+bool succeeded(const Captured& run) { return run.started && run.exited && run.exit_code == 0; }
+
+std::string describe_end(const Captured& run) {
+    if (!run.started) return "could not start: " + run.start_error;
+    if (run.timed_out) return "stopped after " + std::to_string(static_cast<int>(run.seconds)) + " s (its time limit)";
+    if (run.output_exceeded) return "stopped for printing more than " + std::to_string(kOutputLimitBytes >> 20) + " MiB";
+    if (!run.exited) return "ended by " + judge::describe_signal(run.signal);
+    return "exit code " + std::to_string(run.exit_code);
 }
 
 }  // namespace mgpu::cli

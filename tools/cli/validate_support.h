@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "kit.h"
-#include "process.h"
+#include "process.h"          // shell_quote, for the parts that show a command
+#include "process_runner.h"
 #include "validate_report.h"
 
 namespace mgpu::cli {
@@ -30,17 +31,25 @@ struct ValidateRun {
     std::string machine_words;
 };
 
-struct Captured {
-    ExitStatus status;
-    std::string output;       // standard output and error together
-    bool started = true;      // false: the program could not be started (output says why)
-};
+// A program's run as the judge's runner tells it; `output` holds standard output and error together.
+using Captured = judge::ProcessOutcome;
 
-// Runs argv with `environment` added, collecting what it prints in a file under `work_dir`.
-Captured capture(const ValidateRun& run, const std::vector<std::string>& argv,
+// Runs argv (argv[0] looked up in PATH when it has no slash) in this process's environment with
+// `environment` set on top, its output kept in memory, stopped after kCaptureTimeLimitSeconds.
+Captured capture(const std::vector<std::string>& argv,
                  const std::vector<std::pair<std::string, std::string>>& environment = {});
 
-// The last `lines` lines of a program's output, for reports of what went wrong.
-std::string last_lines(const std::string& text, int lines);
+// Long enough for the slowest part (conformance-compare on a full machine); a program that hangs
+// still lets the other parts of the report be written.
+inline constexpr double kCaptureTimeLimitSeconds = 600;
+
+// A run that exited by itself with status 0.
+bool succeeded(const Captured& run);
+
+// How the run ended, for reports: "exit code 3", "stopped after 600 s (its time limit)",
+// "ended by segmentation fault (SIGSEGV)...", "could not start: ...".
+std::string describe_end(const Captured& run);
+
+using judge::last_lines;
 
 }  // namespace mgpu::cli

@@ -63,18 +63,11 @@ double now_us() {
 }
 
 // Whether the call is the per-thread-default-stream variant (nvcc --default-stream per-thread, or
-// CUDA_API_PER_THREAD_DEFAULT_STREAM): there stream 0 means the calling thread's own stream.
-bool per_thread_variant(CUpti_CallbackId id) {
-    switch (id) {
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
-        return true;
-    default:
-        return false;
-    }
+// CUDA_API_PER_THREAD_DEFAULT_STREAM): there stream 0 means the calling thread's own stream. CUPTI
+// names those variants with the suffix base_name strips, so every such call is known by its name.
+bool per_thread_variant(const char* function_name) {
+    return function_name != nullptr &&
+           (std::strstr(function_name, "_ptsz") != nullptr || std::strstr(function_name, "_ptds") != nullptr);
 }
 
 // Streams as trace ids: the legacy stream is 0, the per-thread stream 2, the others CUPTI's id + 16.
@@ -105,7 +98,7 @@ long long ptr(const void* p) { return static_cast<long long>(reinterpret_cast<st
 void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& call) {
     const void* params = data->functionParams;
     CUcontext ctx = data->context;
-    const bool per_thread = per_thread_variant(id);
+    const bool per_thread = per_thread_variant(data->functionName);
     switch (id) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020: {
         auto* p = static_cast<const cudaSetDevice_v3020_params*>(params);

@@ -1,6 +1,6 @@
 // conformance-compare: runs every conformance program on the simulator and its twin built against
 // the real CUDA runtime, and shows each test case whose result differs, the cases the real
-// machine could not host, and one summary line. The exit status is documented in kUsage.
+// machine could not host, and one summary line. The exit status is documented in kHelp.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -28,6 +28,7 @@ constexpr int kNoDifference = 0;
 constexpr int kSomeDiffer = 1;
 constexpr int kUsage = 2;
 constexpr int kSimulatorSideCannotRun = 3;
+constexpr int kComparisonNotMade = 3;   // shares its status with the simulator side: see kHelp
 constexpr int kRealSideCannotRun = 4;
 
 constexpr const char* kHelp = R"(Usage: conformance-compare [options]
@@ -176,10 +177,12 @@ std::string read_file(const fs::path& path) {
     return text.str();
 }
 
+// The XML report goes to a file in `work_dir` (doctest writes it there); the output is kept there
+// too only when `keep_output`: messages take its tail from memory.
 SideRun run_side(const std::string& program, const std::string& file_stem, const std::string& label,
-                 const std::optional<std::string>& visible_devices, const fs::path& work_dir, double timeout) {
+                 const std::optional<std::string>& visible_devices, const fs::path& work_dir, double timeout,
+                 bool keep_output) {
     const fs::path report = work_dir / (file_stem + ".xml");
-    const fs::path output = work_dir / (file_stem + ".log");
     ProgramRun run;
     run.program = program;
     run.arguments = {"--reporters=xml", "--out=" + report.string(), "--no-colors=true"};
@@ -190,20 +193,23 @@ SideRun run_side(const std::string& program, const std::string& file_stem, const
     // behaviour they describe. A value set by the caller is kept.
     if (std::getenv("CUDA_MODULE_LOADING") == nullptr)
         run.environment_changes.push_back({"CUDA_MODULE_LOADING", "EAGER"});
-    run.output_file = output.string();
     run.timeout_seconds = timeout;
     std::error_code ignored;
     fs::remove(report, ignored);
 
     SideRun side;
     side.label = label;
-    const RunOutcome outcome = run_program(run);
+    const mgpu::judge::ProcessOutcome outcome = run_program(run);
     side.results = read_doctest_report(read_file(report));
     std::string problem = describe_abnormal_end(outcome);
     if (problem.empty() && !side.results.complete) problem = side.results.problem;
     if (!problem.empty() && outcome.started) {
-        const std::string tail = last_lines(output.string(), 3);
+        const std::string tail = output_tail_in_one_line(outcome.output, 3);
         if (!tail.empty()) problem += "; its last output: " + tail;
+    }
+    if (keep_output) {
+        const fs::path output = work_dir / (file_stem + ".log");
+        std::ofstream(output, std::ios::binary | std::ios::trunc) << outcome.output;
     }
     side.problem = problem;
     return side;
@@ -265,32 +271,34 @@ int compare(const Settings& settings) {
         fs::create_directories(work_dir, error);
         if (error) {
             std::cerr << "conformance-compare: cannot make " << work_dir.string() << ": " << error.message() << "\n";
-            return kUsage;
+            return kComparisonNotMade;
         }
     } else {
         std::string pattern = (fs::temp_directory_path() / "conformance-compare-XXXXXX").string();
         if (::mkdtemp(pattern.data()) == nullptr) {
             std::cerr << "conformance-compare: cannot make a folder for the reports under "
                       << fs::temp_directory_path().string() << "\n";
-            return kUsage;
+            return kComparisonNotMade;
         }
         work_dir = pattern;
     }
 
+    const bool keep = settings.keep_dir.has_value();
     Comparison comparison;
     bool simulator_did_not_start = false;
     std::string real_side_problem;   // the first real run that ended without reaching any case
     for (const auto& program : programs) {
         std::cerr << "conformance-compare: " << program.name << " ..." << std::flush;
         std::vector<SideRun> simulator_side = {
-            run_side(program.simulator_path, program.name + ".simulator", "", std::nullopt, work_dir, settings.timeout_seconds)};
+            run_side(program.simulator_path, program.name + ".simulator", "", std::nullopt, work_dir, settings.timeout_seconds,
+                     keep)};
         if (!simulator_side.front().problem.empty() && simulator_side.front().results.cases.empty())
             simulator_did_not_start = true;
         std::vector<SideRun> real_side;
         const std::string real_path = settings.real_side_is_simulator ? program.simulator_path : program.real_path;
         for (std::size_t i = 0; i < real_runs.size(); ++i) {
             real_side.push_back(run_side(real_path, program.name + ".real-" + std::to_string(i), real_runs[i].label,
-                                         real_runs[i].visible_devices, work_dir, settings.timeout_seconds));
+                                         real_runs[i].visible_devices, work_dir, settings.timeout_seconds, keep));
             const SideRun& run = real_side.back();
             if (real_side_problem.empty() && !run.problem.empty() && run.results.cases.empty())
                 real_side_problem = program.name + ": " + run.problem;
@@ -306,7 +314,7 @@ int compare(const Settings& settings) {
         markdown << format_markdown(comparison, real_side_name);
         if (!markdown) {
             std::cerr << "conformance-compare: cannot write " << *settings.markdown_file << "\n";
-            return kUsage;
+            return kComparisonNotMade;
         }
     }
     if (comparison.real_cases_run == 0 && !real_side_problem.empty()) {
@@ -334,6 +342,6 @@ int main(int argc, char** argv) {
         return kUsage;
     } catch (const std::exception& unexpected) {
         std::cerr << "conformance-compare: " << unexpected.what() << "\n";
-        return kSimulatorSideCannotRun;
+        return kComparisonNotMade;
     }
 }

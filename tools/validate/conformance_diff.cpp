@@ -82,16 +82,15 @@ void compare_program(const std::string& program, const std::vector<SideRun>& sim
         const MergedCase* real = on_real.count(name) ? on_real[name] : nullptr;
         CaseComparison row{program, name, simulator ? simulator->outcome : Outcome::NotRun,
                            real ? real->outcome : Outcome::NotRun, {}};
-        if (row.real == Outcome::Skipped || row.simulator == Outcome::Skipped) {
-            if (row.real == Outcome::Skipped) append(row.details, real->skip_reasons);
-            if (row.simulator == Outcome::Skipped)
-                for (const auto& reason : simulator->skip_reasons) row.details.push_back("simulator: " + reason);
+        // The simulator hosts every scenario: a skip there is a difference, whatever the real side did.
+        if (row.real == Outcome::Skipped && row.simulator != Outcome::Skipped) {
+            append(row.details, real->skip_reasons);
             into.skipped.push_back(std::move(row));
             continue;
         }
         ++into.compared;
         if (row.real == Outcome::Passed || row.real == Outcome::Failed) ++into.real_cases_run;
-        if (row.simulator != row.real) {
+        if (row.simulator != row.real || row.simulator == Outcome::Skipped) {
             for (bool on_real_side : {false, true}) {
                 const MergedCase* side = on_real_side ? real : simulator;
                 const std::string prefix = side_name(on_real_side) + ": ";
@@ -99,6 +98,8 @@ void compare_program(const std::string& program, const std::vector<SideRun>& sim
                     row.details.push_back(prefix + "did not run: " + missing_reason(on_real_side ? real_runs : simulator_runs));
                 } else {
                     for (const auto& failure : side->failures) row.details.push_back(prefix + failure);
+                    if (side->outcome == Outcome::Skipped)
+                        for (const auto& reason : side->skip_reasons) row.details.push_back(prefix + "skipped: " + reason);
                 }
             }
             into.differing.push_back(std::move(row));

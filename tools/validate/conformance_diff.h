@@ -39,7 +39,7 @@ struct CaseComparison {
 
 struct Comparison {
     std::vector<CaseComparison> differing;
-    std::vector<CaseComparison> skipped;         // not compared: the real side skipped them (details = reasons)
+    std::vector<CaseComparison> skipped;         // not compared: the real side alone skipped them (details = reasons)
     std::vector<CaseComparison> partly_skipped;  // compared, but some presets were skipped on the real side
     std::vector<std::string> program_problems;   // runs that did not end normally
     int compared = 0;

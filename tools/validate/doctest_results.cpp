@@ -1,6 +1,7 @@
 #include "doctest_results.h"
 
 #include <cstdlib>
+#include <optional>
 
 #include <pugixml.hpp>
 
@@ -19,26 +20,6 @@ std::string attribute_or(const XmlElement& element, const char* key, const char*
 
 // The element's own text (doctest writes plain text, no mixed content).
 std::string text_of(const XmlElement& element) { return element.child_value(); }
-
-bool has_skip_marker(const std::string& text) {
-    return text.rfind(conformance::kSkipMarker, 0) == 0;
-}
-
-std::string without_skip_marker(const std::string& text) {
-    return text.substr(std::string(conformance::kSkipMarker).size());
-}
-
-// What doctest reports for an exception leaving a subcase; the exception itself follows at the
-// level of the test case, so this stand-in says nothing of its own.
-bool is_subcase_stand_in(const std::string& text) {
-    return text.rfind("exception thrown in subcase - will translate later", 0) == 0;
-}
-
-// An exception thrown inside an assertion's expression is written as a quoted string.
-std::string unquoted(const std::string& text) {
-    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return text.substr(1, text.size() - 2);
-    return text;
-}
 
 void add_once(std::vector<std::string>& to, const std::string& text) {
     for (const auto& existing : to)
@@ -99,19 +80,20 @@ void collect(const XmlElement& element, Collected& into) {
         } else if (std::string(child.name()) == "Expression") {
             if (attribute_or(child, "success", "true") != "false") continue;
             const XmlElement exception = child.child("Exception");
-            const std::string thrown = exception ? unquoted(trimmed(text_of(exception))) : "";
-            if (has_skip_marker(thrown)) {
+            const std::string thrown = exception ? trimmed(text_of(exception)) : "";
+            if (const auto reason = conformance::skip_reason(thrown)) {
                 ++into.skipped_assertions;
-                add_once(into.whole_case_skips, without_skip_marker(thrown) + context_of(child));
+                add_once(into.whole_case_skips, std::string(*reason) + context_of(child));
             } else {
                 into.failures.push_back(describe_failed_expression(child));
             }
         } else if (std::string(child.name()) == "Exception") {
             const std::string text = trimmed(text_of(child));
             const bool crash = attribute_or(child, "crash", "false") == "true";
-            if (!crash && is_subcase_stand_in(text)) continue;
-            if (!crash && has_skip_marker(text)) {
-                add_once(into.whole_case_skips, without_skip_marker(text));
+            if (!crash && conformance::is_subcase_stand_in(text)) continue;
+            const auto reason = crash ? std::nullopt : conformance::skip_reason(text);
+            if (reason) {
+                add_once(into.whole_case_skips, std::string(*reason));
             } else {
                 into.failures.push_back((crash ? "crashed: " : "threw an exception: ") + text);
                 into.other_exception = true;
@@ -120,7 +102,7 @@ void collect(const XmlElement& element, Collected& into) {
             const XmlElement text_element = child.child("Text");
             const std::string text = text_element ? trimmed(text_of(text_element)) : "";
             const std::string type = attribute_or(child, "type", "");
-            if (has_skip_marker(text)) add_once(into.preset_skips, without_skip_marker(text));
+            if (const auto reason = conformance::skip_reason(text)) add_once(into.preset_skips, std::string(*reason));
             else if (type == "ERROR" || type == "FATAL ERROR") into.failures.push_back(where(child) + type + ": " + text);
         }
     }
@@ -155,7 +137,8 @@ CaseResult read_case(const XmlElement& test_case) {
         }
         return result;
     }
-    if (failed_assertions == found.skipped_assertions && !found.other_exception && !found.whole_case_skips.empty()) {
+    if (conformance::failed_only_by_skips(!found.whole_case_skips.empty(), found.other_exception, failed_assertions,
+                                          found.skipped_assertions)) {
         result.outcome = Outcome::Skipped;
         result.skip_reasons = found.whole_case_skips;
         result.partial_skips = found.preset_skips;

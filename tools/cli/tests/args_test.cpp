@@ -61,3 +61,21 @@ TEST_CASE("help shows the usage line and every option with its value") {
     CHECK(help.find("--list") != std::string::npos);
     CHECK(help.find("the machine") != std::string::npos);
 }
+
+TEST_CASE("whole_number takes decimal digits within the range and names the option otherwise") {
+    CHECK(whole_number("--seed", "0") == 0);
+    CHECK(whole_number("--seed", "18446744073709551615") == 18446744073709551615ull);
+    CHECK(whole_number("--gpus", "8", 1, 999999999) == 8);
+    for (const char* bad : {"", "-1", "+3", " 7", "7 ", "3.5", "12a", "18446744073709551616"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_AS(whole_number("--seed", bad), UsageError);
+    }
+    CHECK_THROWS_AS(whole_number("--gpus", "0", 1, 999999999), UsageError);
+    CHECK_THROWS_AS(whole_number("--gpus", "1000000000", 1, 999999999), UsageError);
+    try {
+        whole_number("--gpus", "0", 1, 8);
+        FAIL("no error for 0");
+    } catch (const UsageError& error) {
+        CHECK(std::string(error.what()) == "--gpus takes a whole number of at least 1 and at most 8, not '0'");
+    }
+}

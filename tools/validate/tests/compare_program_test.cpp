@@ -35,14 +35,11 @@ Result run(const std::string& program, const std::vector<std::string>& arguments
     mgpu::validate::ProgramRun request;
     request.program = program;
     request.arguments = arguments;
-    request.output_file = scratch_path("output");
     request.timeout_seconds = 45;
     const auto outcome = mgpu::validate::run_program(request);
     REQUIRE(outcome.started);
     REQUIRE(outcome.exited);
-    Result result{outcome.exit_code, read_all(request.output_file)};
-    std::filesystem::remove(request.output_file);
-    return result;
+    return {outcome.exit_code, outcome.output};
 }
 
 Result compare(const std::vector<std::string>& arguments) { return run(MGPU_CONFORMANCE_COMPARE, arguments); }
@@ -119,7 +116,14 @@ TEST_CASE("without a GPU the real side cannot run: exit 4, said plainly") {
         MESSAGE("this machine has a GPU: the real side can run here, so there is no refusal to check");
         return;
     }
-    const Result result = compare({"--program", "errors"});
+    // A stand-in for the real-runtime program, so that the refusal cannot come from a build
+    // without one: only the missing GPU is left to refuse.
+    const std::filesystem::path real_dir = scratch_path("real-dir");
+    std::filesystem::create_directories(real_dir);
+    std::ofstream(real_dir / "conformance-real-errors") << "";
+    const Result result = compare({"--program", "errors", "--real-dir", real_dir.string()});
+    std::filesystem::remove_all(real_dir);
     CHECK(result.exit_code == 4);
     CHECK(result.output.find("the real side cannot run") != std::string::npos);
+    CHECK_MESSAGE(result.output.find(gpu.reason) != std::string::npos, result.output);
 }

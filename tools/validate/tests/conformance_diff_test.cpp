@@ -102,6 +102,21 @@ TEST_CASE("a case skipped on the real machine is listed with its reason and not 
     CHECK(comparison.skipped[0].details == std::vector<std::string>{"injected faults exist in the simulator only"});
 }
 
+TEST_CASE("a case skipped on the simulator differs, with the simulator's reason, whatever the real side did") {
+    Comparison comparison;
+    compare_program("faults", {run("", {skipped("a", "no preset fits"), skipped("b", "no preset fits")})},
+                    {run("", {passed("a"), skipped("b", "needs 8 GPUs")})}, comparison);
+    CHECK(comparison.skipped.empty());
+    CHECK(comparison.compared == 2);
+    REQUIRE(comparison.differing.size() == 2);
+    CHECK(comparison.differing[0].case_name == "a");
+    CHECK(comparison.differing[0].simulator == Outcome::Skipped);
+    CHECK(comparison.differing[0].details == std::vector<std::string>{"simulator: skipped: no preset fits"});
+    CHECK(comparison.differing[1].case_name == "b");
+    CHECK(comparison.differing[1].details ==
+          std::vector<std::string>{"simulator: skipped: no preset fits", "real GPU: skipped: needs 8 GPUs"});
+}
+
 TEST_CASE("a case compared on some presets only is listed with the presets that were skipped") {
     Comparison comparison;
     compare_program("peer-access", {run("", {passed("loop")})}, {run("", {passed("loop", {"preset pcie-4: why"})})},
