@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cerrno>
 #include <cstdio>
+#include <csignal>
 #include <cstring>
 #include <exception>
 #include <fcntl.h>
@@ -41,6 +42,12 @@ std::string human_bytes(std::size_t bytes) {
     } else {
         std::snprintf(text, sizeof text, "%.0f MiB", static_cast<double>(bytes) / (1u << 20));
     }
+    return text;
+}
+
+std::string seconds_text(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, seconds < 10 ? "%.1f s" : "%.0f s", seconds);
     return text;
 }
 
@@ -91,7 +98,9 @@ RawRun run_binary(const std::string& binary, const std::vector<std::string>& doc
     spec.environment = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8",
                         "CUDA_MODULE_LOADING=EAGER", "NCCL_NVLS_ENABLE=0"};
     spec.extra_fds = {{3, result_fd}, {4, nonce_pipe[0]}};
-    spec.limits.wall_seconds = settings.timeout_s;
+    spec.limits.cpu_seconds = settings.cpu_seconds;
+    spec.limits.blocked_seconds = settings.blocked_seconds;
+    spec.limits.wall_seconds = settings.wall_seconds;
     spec.limits.memory_bytes = settings.memory_limit_bytes;
     spec.limits.output_bytes = settings.output_limit_bytes;
     spec.limits.kept_output_bytes = std::size_t{16} << 10;
@@ -113,6 +122,9 @@ RawRun run_binary(const std::string& binary, const std::vector<std::string>& doc
         run.outcome.exit_code > 128 && run.outcome.exit_code < 160) {
         run.outcome.exited = false;
         run.outcome.signal = run.outcome.exit_code - 128;
+        if (run.outcome.signal == SIGXCPU && run.outcome.stopped_by == LimitHit::None) {
+            run.outcome.stopped_by = LimitHit::CpuTime;
+        }
     }
     return run;
 }
@@ -138,20 +150,32 @@ CaseResult judge_case(const std::string& name, const RawRun& run, const CaseRunS
     CaseResult result;
     result.name = name;
     result.seconds = run.outcome.seconds;
+    result.cpu_seconds = run.outcome.cpu_seconds;
     result.findings = run.records.findings;
     result.scenario = run.records.scenario;
     const ProcessOutcome& outcome = run.outcome;
     const CaseRecords& records = run.records;
 
-    if (outcome.timed_out) {
+    if (outcome.stopped_by == LimitHit::CpuTime) {
         result.status = CaseStatus::TimedOut;
-        result.reason = "timed out after " + std::to_string(static_cast<int>(settings.timeout_s)) +
-                        " s (possible infinite loop or deadlock)";
-    } else if (outcome.memory_exceeded) {
+        result.reason = "stopped after " + seconds_text(settings.cpu_seconds) +
+                        " of CPU time, the limit for one check (an endless loop, or far too much work)";
+    } else if (outcome.stopped_by == LimitHit::Blocked) {
+        result.status = CaseStatus::TimedOut;
+        result.reason = "stopped after " + seconds_text(settings.blocked_seconds) +
+                        " in which no thread of the program ran: it waits for something that never happens "
+                        "(a deadlock, a lock never released, a sleep)";
+    } else if (outcome.stopped_by == LimitHit::WallClock) {
+        result.status = CaseStatus::Unfinished;
+        result.reason = "not finished: the machine was too busy. After " + seconds_text(outcome.seconds) +
+                        " of wall-clock time the check had used only " + seconds_text(outcome.cpu_seconds) +
+                        " of CPU time, so this is no fault of the code under test; grade again when the machine "
+                        "is less busy, or with fewer --jobs";
+    } else if (outcome.memory_exceeded()) {
         result.status = CaseStatus::MemoryExceeded;
         result.reason = "stopped: used more than " + human_bytes(settings.memory_limit_bytes) +
                         " of host memory (the limit for one check)";
-    } else if (outcome.output_exceeded) {
+    } else if (outcome.output_exceeded()) {
         result.status = CaseStatus::OutputExceeded;
         result.reason = "stopped: printed more than " + human_bytes(settings.output_limit_bytes) +
                         " of output (the limit for one check)";
@@ -258,14 +282,14 @@ CaseRecords read_records(const std::string& text, const std::string& nonce) {
 CaseListing list_cases(const std::string& binary, const CaseRunSettings& settings) {
     CaseListing listing;
     CaseRunSettings list_settings = settings;
-    list_settings.timeout_s = std::max(30.0, settings.timeout_s);
+    list_settings.cpu_seconds = std::max(30.0, settings.cpu_seconds);
     RawRun run = run_binary(binary, {"--list-test-cases"}, list_settings);
     if (!run.outcome.started) {
         listing.problem = "the checker could not be started: " + run.outcome.start_error;
         return listing;
     }
     if (!run.records.list_complete || !run.records.exit_record || !run.outcome.exited || run.outcome.exit_code != 0) {
-        std::string why = run.outcome.timed_out ? std::string("it did not finish in time")
+        std::string why = run.outcome.out_of_time() ? "it ran out of " + std::string(to_string(run.outcome.stopped_by))
                           : !run.outcome.exited ? "it " + describe_signal(run.outcome.signal)
                                                 : "it ended with status " + std::to_string(run.outcome.exit_code) +
                                                       " without listing its checks";
@@ -290,26 +314,35 @@ std::vector<CaseResult> run_cases(const std::string& binary, const std::vector<s
                                   const CaseRunSettings& settings) {
     std::vector<CaseResult> results(names.size());
     std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        for (std::size_t index = next.fetch_add(1); index < names.size(); index = next.fetch_add(1)) {
-            try {
-                RawRun run = run_binary(binary, {"--test-case=" + escape_filter(names[index]), "--case-sensitive"},
-                                        settings);
-                results[index] = judge_case(names[index], run, settings);
-            } catch (const std::exception& error) {
-                // An exception must not escape a worker thread (that would end the judge); the
-                // "internal:" reason makes the lesson a kit fault.
-                results[index].name = names[index];
-                results[index].status = CaseStatus::Crashed;
-                results[index].reason = std::string("internal: the judge failed running this case: ") + error.what();
-            }
+    auto run_one = [&](std::size_t index) {
+        try {
+            RawRun run = run_binary(binary, {"--test-case=" + escape_filter(names[index]), "--case-sensitive"},
+                                    settings);
+            results[index] = judge_case(names[index], run, settings);
+        } catch (const std::exception& error) {
+            // An exception must not escape a worker thread (that would end the judge); the
+            // "internal:" reason makes the lesson a kit fault.
+            results[index].name = names[index];
+            results[index].status = CaseStatus::Crashed;
+            results[index].reason = std::string("internal: the judge failed running this case: ") + error.what();
         }
+    };
+    auto worker = [&] {
+        for (std::size_t index = next.fetch_add(1); index < names.size(); index = next.fetch_add(1)) run_one(index);
     };
     const int jobs = std::max(1, std::min<int>(settings.jobs, static_cast<int>(names.size())));
     std::vector<std::thread> threads;
     for (int i = 1; i < jobs; ++i) threads.emplace_back(worker);
     worker();
     for (auto& thread : threads) thread.join();
+
+    // A case the wall-clock backstop ended did not get the CPU it was ready to use: it runs again,
+    // alone now, so that the other cases of this grading no longer compete with it.
+    for (int round = 0; round < settings.busy_reruns; ++round) {
+        for (std::size_t index = 0; index < names.size(); ++index) {
+            if (results[index].status == CaseStatus::Unfinished) run_one(index);
+        }
+    }
     return results;
 }
 

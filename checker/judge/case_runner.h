@@ -16,7 +16,14 @@ namespace mgpu::judge {
 
 struct CaseRunSettings {
     const Sandbox* sandbox = nullptr;
-    double timeout_s = 20.0;
+    // Per test case (process_runner.h says why CPU time): CPU time summed over the case's
+    // processes, time with every thread waiting, and the wall clock only as a backstop (0 = derived
+    // from the CPU limit). A case the backstop ends was starved by a busy machine: it is run again,
+    // alone, up to `busy_reruns` times, and never counted against the student.
+    double cpu_seconds = 20.0;
+    double blocked_seconds = 10.0;
+    double wall_seconds = 0.0;
+    int busy_reruns = 2;
     std::size_t memory_limit_bytes = std::size_t{4} << 30;
     std::size_t output_limit_bytes = std::size_t{8} << 20;
     std::uint64_t seed = 1;

@@ -41,7 +41,7 @@ int nvidia_smi_device_count() {
     ProcessSpec spec;
     spec.argv = {"nvidia-smi", "-L"};
     spec.environment = {"PATH=" + judge_path_variable()};
-    spec.limits.wall_seconds = 20;
+    spec.limits.cpu_seconds = 20;
     ProcessOutcome outcome = run_process(spec);
     if (!outcome.started || !outcome.exited || outcome.exit_code != 0) return -1;
     std::istringstream lines(outcome.output);

@@ -22,7 +22,9 @@ struct GradeRequest {
     bool quiet = false;              // print only the totals line(s)
 
     int jobs = 0;                              // test cases run at once; 0 = number of cores
-    double case_timeout_s = 20.0;              // wall clock per test case
+    double case_cpu_seconds = 20.0;            // CPU time per test case, all its processes together
+    double case_blocked_seconds = 10.0;        // time a case may spend with every thread waiting
+    double case_wall_seconds = 0.0;            // the backstop for a machine too busy; 0 = derived
     std::size_t memory_limit_bytes = std::size_t{4} << 30;   // resident memory per test case
     std::size_t output_limit_bytes = std::size_t{8} << 20;   // output per test case
     std::uint64_t seed = 0;                    // seed for random inputs; 0 = a new one, printed

@@ -238,7 +238,9 @@ GradeReport grade_submission(const GradeRequest& request) {
     report.sandbox = sandbox.describe();
     CaseRunSettings run;
     run.sandbox = &sandbox;
-    run.timeout_s = request.case_timeout_s;
+    run.cpu_seconds = request.case_cpu_seconds;
+    run.blocked_seconds = request.case_blocked_seconds;
+    run.wall_seconds = request.case_wall_seconds;
     run.memory_limit_bytes = request.memory_limit_bytes;
     run.output_limit_bytes = request.output_limit_bytes;
     run.seed = report.seed;

@@ -18,10 +18,12 @@ enum class CaseStatus {
     TimedOut,
     MemoryExceeded,
     OutputExceeded,
+    Unfinished,      // the machine was too busy for the case to finish, even run again alone: no verdict,
+                     // and the grade as a whole is the kit's failure (exit code 4), not the student's
 };
 
 const char* to_string(CaseStatus status);
-bool counts_as_failed(CaseStatus status);   // everything but Passed and Skipped
+bool counts_as_failed(CaseStatus status);   // everything but Passed, Skipped and Unfinished
 
 struct CheckFinding {
     std::string check, expected, observed;
@@ -38,7 +40,8 @@ struct CaseResult {
     std::vector<CheckFinding> findings;
     std::string scenario;
     std::string output_tail;          // what the program printed, for crashes and timeouts
-    double seconds = 0;
+    double seconds = 0;               // wall clock
+    double cpu_seconds = 0;           // CPU time of the case's processes: what the limits count
     double points = 0, max_points = 0;
 };
 
@@ -46,7 +49,7 @@ struct CriterionResult {
     Criterion criterion;
     double earned = 0;
     double max = 0;                   // criterion points less the share of skipped cases
-    int passed = 0, failed = 0, skipped = 0;
+    int passed = 0, failed = 0, skipped = 0, unfinished = 0;
 };
 
 enum class LessonOutcome {
@@ -83,7 +86,8 @@ struct GradeReport {
     int cases_passed() const;
     int cases_failed() const;
     int cases_skipped() const;
-    int exit_code() const;        // 0 all passed, 1 some failed, 3 not built, 4 kit fault
+    int cases_unfinished() const;
+    int exit_code() const;        // 0 all passed, 1 some failed, 3 not built, 4 kit fault or a case unfinished
 };
 
 // Grades without printing anything. Never throws: faults become results.

@@ -1,6 +1,7 @@
 #include "process_runner.h"
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -9,9 +10,11 @@
 #include <fcntl.h>
 #include <fstream>
 #include <map>
+#include <vector>
 #include <poll.h>
 #include <sstream>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,38 +25,50 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kPollMilliseconds = 25;
+// How often the tree's memory, CPU time and thread states are read (a scan of /proc).
+constexpr int kSampleMilliseconds = 50;
 
 struct ProcEntry {
     pid_t parent = 0;
+    char state = '?';
     std::size_t resident_bytes = 0;
+    unsigned long long cpu_ticks = 0;   // utime + stime + cutime + cstime: its own and its reaped children's
 };
 
-// Every process on the machine with its parent and resident size, read from /proc.
+// The fields after the command name of a /proc/.../stat line (which is in parentheses and may
+// itself contain spaces and parentheses), from field 3 (state) on.
+bool stat_fields_after_name(const std::string& path, std::vector<std::string>* fields) {
+    std::ifstream stat_file(path);
+    std::string stat_line;
+    if (!std::getline(stat_file, stat_line)) return false;
+    std::size_t close = stat_line.rfind(')');
+    if (close == std::string::npos || close + 2 > stat_line.size()) return false;
+    std::istringstream stream(stat_line.substr(close + 2));
+    fields->clear();
+    std::string field;
+    while (stream >> field) fields->push_back(field);
+    return fields->size() >= 22;
+}
+
+// Every process on the machine with its parent, state, resident size and CPU time, from /proc.
 std::map<pid_t, ProcEntry> read_process_table() {
     std::map<pid_t, ProcEntry> table;
     static const long page_size = ::sysconf(_SC_PAGESIZE);
     DIR* proc = ::opendir("/proc");
     if (proc == nullptr) return table;
+    std::vector<std::string> fields;
     while (dirent* entry = ::readdir(proc)) {
         char* end = nullptr;
         long pid = std::strtol(entry->d_name, &end, 10);
         if (end == entry->d_name || *end != '\0') continue;
-        std::ifstream stat_file(std::string("/proc/") + entry->d_name + "/stat");
-        std::string stat_line;
-        if (!std::getline(stat_file, stat_line)) continue;
-        // The command name is in parentheses and may itself contain spaces and parentheses.
-        std::size_t close = stat_line.rfind(')');
-        if (close == std::string::npos) continue;
-        std::istringstream fields(stat_line.substr(close + 2));
-        std::string state;
-        long parent = 0;
-        fields >> state >> parent;
-        std::string skipped;
-        for (int field = 5; field < 24 && fields; ++field) fields >> skipped;   // fields 5..23
-        long resident_pages = 0;
-        fields >> resident_pages;   // field 24: rss
-        table[static_cast<pid_t>(pid)] = ProcEntry{static_cast<pid_t>(parent),
-                                                   static_cast<std::size_t>(resident_pages) * page_size};
+        if (!stat_fields_after_name(std::string("/proc/") + entry->d_name + "/stat", &fields)) continue;
+        // fields[0] is field 3 of proc(5): state; [1] ppid; [11..14] utime, stime, cutime, cstime; [21] rss.
+        ProcEntry row;
+        row.state = fields[0].empty() ? '?' : fields[0][0];
+        row.parent = static_cast<pid_t>(std::strtol(fields[1].c_str(), nullptr, 10));
+        for (int i = 11; i <= 14; ++i) row.cpu_ticks += std::strtoull(fields[i].c_str(), nullptr, 10);
+        row.resident_bytes = static_cast<std::size_t>(std::strtol(fields[21].c_str(), nullptr, 10)) * page_size;
+        table[static_cast<pid_t>(pid)] = row;
     }
     ::closedir(proc);
     return table;
@@ -70,14 +85,53 @@ std::vector<pid_t> descendants_of(pid_t root, const std::map<pid_t, ProcEntry>& 
     return found;
 }
 
-std::size_t tree_resident_bytes(pid_t root) {
+// Whether a thread in this state is doing the program's work or is ready to (R), or waits for
+// the disk (D); anything else (S, T, t, Z, ...) is waiting for something the program itself asked for.
+bool making_progress(char state) { return state == 'R' || state == 'D'; }
+
+// Whether any thread of the process is running, ready to run or waiting for the disk. The
+// process's own state is only its main thread's: a program whose main thread waits for workers
+// that compute is not blocked.
+bool any_thread_progressing(pid_t pid) {
+    const std::string tasks_dir = "/proc/" + std::to_string(pid) + "/task";
+    DIR* tasks = ::opendir(tasks_dir.c_str());
+    if (tasks == nullptr) return false;
+    bool progressing = false;
+    std::vector<std::string> fields;
+    while (dirent* entry = ::readdir(tasks)) {
+        if (entry->d_name[0] == '.') continue;
+        if (stat_fields_after_name(tasks_dir + "/" + entry->d_name + "/stat", &fields) && !fields[0].empty() &&
+            making_progress(fields[0][0])) {
+            progressing = true;
+            break;
+        }
+    }
+    ::closedir(tasks);
+    return progressing;
+}
+
+struct TreeSample {
+    std::size_t resident_bytes = 0;
+    double cpu_seconds = 0;
+    bool progressing = false;
+};
+
+TreeSample sample_tree(pid_t root) {
+    static const double ticks_per_second = static_cast<double>(::sysconf(_SC_CLK_TCK));
     auto table = read_process_table();
-    std::size_t total = 0;
+    TreeSample sample;
+    unsigned long long ticks = 0;
     for (pid_t pid : descendants_of(root, table)) {
         auto it = table.find(pid);
-        if (it != table.end()) total += it->second.resident_bytes;
+        if (it == table.end()) continue;
+        sample.resident_bytes += it->second.resident_bytes;
+        ticks += it->second.cpu_ticks;
+        if (!sample.progressing) {
+            sample.progressing = making_progress(it->second.state) || any_thread_progressing(pid);
+        }
     }
-    return total;
+    sample.cpu_seconds = static_cast<double>(ticks) / ticks_per_second;
+    return sample;
 }
 
 // Kills the child's process group and every descendant, including ones that left the group.
@@ -136,6 +190,13 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
     for (std::size_t i = 0; i < extra; ++i) ::dup2(moved[i], spec.extra_fds[i].first);
     rlimit core{0, 0};
     ::setrlimit(RLIMIT_CORE, &core);
+    // The kernel's CPU limit is per process and only a safety net under the judge's, which sums
+    // the whole tree: it stops a runaway process even while the judge cannot get the CPU.
+    if (spec.limits.cpu_seconds > 0) {
+        const auto seconds = static_cast<rlim_t>(spec.limits.cpu_seconds * 1.5 + 5);
+        rlimit cpu{seconds, seconds + 5};
+        ::setrlimit(RLIMIT_CPU, &cpu);
+    }
     if (spec.limits.file_size_bytes > 0) {
         rlimit file_size{spec.limits.file_size_bytes, spec.limits.file_size_bytes};
         ::setrlimit(RLIMIT_FSIZE, &file_size);
@@ -208,10 +269,11 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
     bool output_open = true;
     bool reaped = false;
     int status = 0;
+    rusage usage{};
     bool killed = false;
-    auto last_memory_check = Clock::time_point{};
+    auto last_sample = start;
     const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(spec.limits.wall_seconds));
+                                      std::chrono::duration<double>(wall_backstop_seconds(spec.limits)));
     char buffer[65536];
 
     while (!reaped || output_open) {
@@ -230,7 +292,7 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
             ::usleep(kPollMilliseconds * 1000);
         }
         if (!reaped) {
-            pid_t done = ::waitpid(pid, &status, WNOHANG);
+            pid_t done = ::wait4(pid, &status, WNOHANG, &usage);
             if (done == pid) {
                 reaped = true;
                 // A descendant that outlived the child may still hold the output open.
@@ -240,16 +302,28 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
         const auto now = Clock::now();
         if (!reaped && !killed) {
             if (now >= deadline) {
-                outcome.timed_out = true;
+                outcome.stopped_by = LimitHit::WallClock;
             } else if (spec.limits.output_bytes > 0 && keeper.total > spec.limits.output_bytes) {
-                outcome.output_exceeded = true;
-            } else if (spec.limits.memory_bytes > 0 && now - last_memory_check > std::chrono::milliseconds(50)) {
-                last_memory_check = now;
-                std::size_t resident = tree_resident_bytes(pid);
-                outcome.peak_memory_bytes = std::max(outcome.peak_memory_bytes, resident);
-                if (resident > spec.limits.memory_bytes) outcome.memory_exceeded = true;
+                outcome.stopped_by = LimitHit::Output;
+            } else if (now - last_sample >= std::chrono::milliseconds(kSampleMilliseconds)) {
+                // A judge that did not get the CPU for a while cannot tell what the tree did
+                // meanwhile; it counts at most two periods as blocked rather than blame the program.
+                const double interval = std::min(std::chrono::duration<double>(now - last_sample).count(),
+                                                 2 * kSampleMilliseconds / 1000.0);
+                last_sample = now;
+                const TreeSample sample = sample_tree(pid);
+                outcome.peak_memory_bytes = std::max(outcome.peak_memory_bytes, sample.resident_bytes);
+                outcome.cpu_seconds = std::max(outcome.cpu_seconds, sample.cpu_seconds);
+                if (!sample.progressing) outcome.blocked_seconds += interval;
+                if (spec.limits.memory_bytes > 0 && sample.resident_bytes > spec.limits.memory_bytes) {
+                    outcome.stopped_by = LimitHit::Memory;
+                } else if (spec.limits.cpu_seconds > 0 && outcome.cpu_seconds > spec.limits.cpu_seconds) {
+                    outcome.stopped_by = LimitHit::CpuTime;
+                } else if (spec.limits.blocked_seconds > 0 && outcome.blocked_seconds > spec.limits.blocked_seconds) {
+                    outcome.stopped_by = LimitHit::Blocked;
+                }
             }
-            if (outcome.timed_out || outcome.output_exceeded || outcome.memory_exceeded) {
+            if (outcome.stopped_by != LimitHit::None) {
                 kill_tree(pid);
                 killed = true;
             }
@@ -264,6 +338,9 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
     ::close(output_pipe[0]);
 
     outcome.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const double reaped_cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                              static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    outcome.cpu_seconds = std::max(outcome.cpu_seconds, reaped_cpu);
     outcome.output = keeper.text();
     outcome.output_bytes = keeper.total;
     if (WIFEXITED(status) && !killed) {
@@ -271,8 +348,27 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
         outcome.exit_code = WEXITSTATUS(status);
     } else if (WIFSIGNALED(status)) {
         outcome.signal = WTERMSIG(status);
+        // The kernel's own CPU limit, set a little above the judge's, ended a process first.
+        if (outcome.signal == SIGXCPU && outcome.stopped_by == LimitHit::None) outcome.stopped_by = LimitHit::CpuTime;
     }
     return outcome;
+}
+
+const char* to_string(LimitHit limit) {
+    switch (limit) {
+        case LimitHit::None: return "no limit";
+        case LimitHit::CpuTime: return "CPU time";
+        case LimitHit::Blocked: return "blocked time";
+        case LimitHit::WallClock: return "wall-clock backstop";
+        case LimitHit::Memory: return "memory";
+        case LimitHit::Output: return "output";
+    }
+    return "?";
+}
+
+double wall_backstop_seconds(const ProcessLimits& limits) {
+    if (limits.wall_seconds > 0) return limits.wall_seconds;
+    return std::max(60.0, 10 * limits.cpu_seconds);
 }
 
 std::string describe_signal(int signal) {

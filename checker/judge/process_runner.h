@@ -1,7 +1,13 @@
-// Runs one child process under limits: wall clock, resident memory of its whole process tree,
-// bytes of output, size of files it writes. The judge uses it for the compiler and for every
-// test case of a checker binary. It never throws for the child's misbehaviour: everything the
-// child did is in the outcome.
+// Runs one child process under limits: CPU time and resident memory of its whole process tree,
+// time spent blocked, bytes of output, size of files it writes, and the wall clock as a backstop.
+// The judge uses it for the compiler and for every test case of a checker binary. It never
+// throws for the child's misbehaviour: everything the child did is in the outcome.
+//
+// Why CPU time: what a program costs in CPU time hardly changes with how busy the machine is, so
+// a limit on it means the same on a laptop running other work as on an idle grading server. A
+// program that waits for something that never comes (a deadlock, a sleep) uses no CPU at all; the
+// blocked-time limit ends it. The wall clock only catches a machine so busy that the program could
+// not get the CPU it was ready to use: that is no fault of the program, and the outcome says so.
 #pragma once
 
 #include <cstddef>
@@ -11,8 +17,28 @@
 
 namespace mgpu::judge {
 
+// Which limit ended a run.
+enum class LimitHit {
+    None,
+    CpuTime,      // the tree used more CPU time than cpu_seconds
+    Blocked,      // no thread of the tree ran or was ready to run for blocked_seconds in all
+    WallClock,    // the backstop: the machine was too busy to give the tree the CPU it was ready to use
+    Memory,
+    Output,
+};
+
+// "CPU time", "blocked time", ... for messages.
+const char* to_string(LimitHit limit);
+
 struct ProcessLimits {
-    double wall_seconds = 20.0;
+    // CPU time (user + system) summed over the process and its descendants, ended ones included.
+    // 0 = no limit.
+    double cpu_seconds = 20.0;
+    // Time in which no thread of the tree was running, ready to run or waiting for the disk, summed
+    // over the run. 0 = no limit.
+    double blocked_seconds = 10.0;
+    // The backstop; 0 = ten times the CPU limit, and at least 60 s.
+    double wall_seconds = 0.0;
     // Resident memory summed over the process and its descendants. Address-space limits do not
     // fit: the simulator reserves large ranges it never touches.
     std::size_t memory_bytes = std::size_t{4} << 30;
@@ -35,14 +61,23 @@ struct ProcessOutcome {
     bool exited = false;          // ended by itself with exit_code (else: by a signal, or killed by us)
     int exit_code = -1;
     int signal = 0;               // the signal that ended it, when it did not exit
-    bool timed_out = false;
-    bool memory_exceeded = false;
-    bool output_exceeded = false;
+    LimitHit stopped_by = LimitHit::None;
+    bool memory_exceeded() const { return stopped_by == LimitHit::Memory; }
+    bool output_exceeded() const { return stopped_by == LimitHit::Output; }
+    // Stopped by a limit on time of any kind: CPU, blocked or the wall clock.
+    bool out_of_time() const {
+        return stopped_by == LimitHit::CpuTime || stopped_by == LimitHit::Blocked || stopped_by == LimitHit::WallClock;
+    }
     std::size_t peak_memory_bytes = 0;
+    double cpu_seconds = 0.0;     // CPU time of the tree, as far as it was seen
+    double blocked_seconds = 0.0; // time the tree spent blocked
     std::string output;           // stdout and stderr interleaved; start and end kept when long
     std::size_t output_bytes = 0; // everything it printed, counted
-    double seconds = 0.0;
+    double seconds = 0.0;         // wall clock
 };
+
+// The wall-clock backstop that `limits` gives.
+double wall_backstop_seconds(const ProcessLimits& limits);
 
 ProcessOutcome run_process(const ProcessSpec& spec);
 

@@ -24,7 +24,7 @@ std::string case_output(const LessonResult& lesson, const CaseResult& test) {
     }
     for (const auto& criterion : lesson.criteria) {
         if (criterion.criterion.name == test.criterion && !criterion.criterion.section.empty() &&
-            !lesson.lesson_text.empty() && test.status != CaseStatus::Skipped) {
+            !lesson.lesson_text.empty() && counts_as_failed(test.status)) {
             out << "Read " << lesson.lesson_text << " section " << criterion.criterion.section;
             if (!criterion.criterion.section_title.empty()) out << " (" << criterion.criterion.section_title << ")";
             out << ".\n";
@@ -72,6 +72,9 @@ std::string gradescope_json(const GradeReport& report) {
             if (test.status == CaseStatus::Skipped) {
                 entry["name"] = test.name + " [skipped]";
                 entry["tags"].push_back("skipped");
+            } else if (test.status == CaseStatus::Unfinished) {
+                entry["name"] = test.name + " [not finished]";
+                entry["tags"].push_back("not finished");
             } else {
                 entry["status"] = test.status == CaseStatus::Passed ? "passed" : "failed";
             }
@@ -104,6 +107,7 @@ std::string gradescope_json(const GradeReport& report) {
                                       {"passed", report.cases_passed()},
                                       {"failed", report.cases_failed()},
                                       {"skipped", report.cases_skipped()},
+                                      {"unfinished", report.cases_unfinished()},
                                       {"lessons", lessons}}}};
     return document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

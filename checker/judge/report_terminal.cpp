@@ -90,6 +90,7 @@ void write_lesson(std::ostringstream& out, const LessonResult& lesson, const Sty
         std::string checks = std::to_string(criterion.passed) + " of " +
                              std::to_string(criterion.passed + criterion.failed) + " passed";
         if (criterion.skipped > 0) checks += ", " + std::to_string(criterion.skipped) + " skipped";
+        if (criterion.unfinished > 0) checks += ", " + std::to_string(criterion.unfinished) + " not finished";
         std::string row = "  " + pad(criterion.criterion.name, 24) + pad(points, 16) + checks;
         out << (criterion.failed > 0 ? style.red(row) : style.green(row)) << "\n";
     }
@@ -121,6 +122,15 @@ void write_lesson(std::ostringstream& out, const LessonResult& lesson, const Sty
         any_skipped = true;
         out << "  " << style.yellow("-") << " " << printable(test.name) << ": " << printable(test.reason) << "\n";
     }
+    bool any_unfinished = false;
+    for (const auto& test : lesson.cases) {
+        if (test.status != CaseStatus::Unfinished) continue;
+        if (!any_unfinished) {
+            out << "\n" << style.bold("Not finished: no verdict, no fault of your code (grade again)") << "\n";
+        }
+        any_unfinished = true;
+        out << "  " << style.yellow("?") << " " << printable(test.name) << ": " << printable(test.reason) << "\n";
+    }
 }
 
 }  // namespace
@@ -137,6 +147,7 @@ std::string totals_line(const GradeReport& report) {
     std::string line = std::to_string(report.cases_passed()) + " passed, " + std::to_string(report.cases_failed()) +
                        " failed";
     if (report.cases_skipped() > 0) line += ", " + std::to_string(report.cases_skipped()) + " skipped";
+    if (report.cases_unfinished() > 0) line += ", " + std::to_string(report.cases_unfinished()) + " not finished";
     return line;
 }
 

@@ -42,7 +42,7 @@ bool works(const std::vector<std::string>& prefix) {
     probe.argv = prefix;
     probe.argv.push_back("true");
     probe.environment = {"PATH=" + judge_path_variable()};
-    probe.limits.wall_seconds = 10;
+    probe.limits.cpu_seconds = 10;
     ProcessOutcome outcome = run_process(probe);
     return outcome.started && outcome.exited && outcome.exit_code == 0;
 }

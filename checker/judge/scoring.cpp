@@ -14,11 +14,14 @@ const char* to_string(CaseStatus status) {
         case CaseStatus::TimedOut: return "timed out";
         case CaseStatus::MemoryExceeded: return "memory limit";
         case CaseStatus::OutputExceeded: return "output limit";
+        case CaseStatus::Unfinished: return "not finished";
     }
     return "?";
 }
 
-bool counts_as_failed(CaseStatus status) { return status != CaseStatus::Passed && status != CaseStatus::Skipped; }
+bool counts_as_failed(CaseStatus status) {
+    return status != CaseStatus::Passed && status != CaseStatus::Skipped && status != CaseStatus::Unfinished;
+}
 
 void score_lesson(const Rubric& rubric, LessonResult* lesson) {
     lesson->criteria.clear();
@@ -33,10 +36,10 @@ void score_lesson(const Rubric& rubric, LessonResult* lesson) {
         if (cases == 0) result.max = criterion.points;   // not built: nothing ran, everything is lost
         for (auto& test : lesson->cases) {
             if (test.criterion != criterion.name) continue;
-            if (test.status == CaseStatus::Skipped) {
+            if (test.status == CaseStatus::Skipped || test.status == CaseStatus::Unfinished) {
                 test.max_points = 0;
                 test.points = 0;
-                ++result.skipped;
+                ++(test.status == CaseStatus::Skipped ? result.skipped : result.unfinished);
                 continue;
             }
             test.max_points = share;
@@ -91,8 +94,16 @@ int GradeReport::cases_skipped() const {
     return count;
 }
 
+int GradeReport::cases_unfinished() const {
+    int count = 0;
+    for (const auto& lesson : lessons) {
+        for (const auto& test : lesson.cases) count += test.status == CaseStatus::Unfinished ? 1 : 0;
+    }
+    return count;
+}
+
 int GradeReport::exit_code() const {
-    if (!kit_fault.empty()) return 4;
+    if (!kit_fault.empty() || cases_unfinished() > 0) return 4;
     bool not_built = false;
     for (const auto& lesson : lessons) {
         if (lesson.outcome == LessonOutcome::KitFault) return 4;

@@ -82,7 +82,7 @@ std::vector<std::string> tool_environment() {
 }
 
 ProcessOutcome run_tool(std::vector<std::string> argv, const BuildSettings& settings, const std::string& workspace,
-                        bool hide_checker, double seconds = 180) {
+                        bool hide_checker, double cpu_seconds = 180) {
     ProcessSpec spec;
     SandboxView view;
     view.readable_paths = settings.readable_paths;
@@ -92,7 +92,8 @@ ProcessOutcome run_tool(std::vector<std::string> argv, const BuildSettings& sett
     spec.argv.insert(spec.argv.end(), argv.begin(), argv.end());
     spec.environment = tool_environment();
     spec.working_dir = workspace;
-    spec.limits.wall_seconds = seconds;
+    spec.limits.cpu_seconds = cpu_seconds;
+    spec.limits.blocked_seconds = 60;
     spec.limits.output_bytes = std::size_t{16} << 20;
     spec.limits.kept_output_bytes = std::size_t{96} << 10;
     spec.limits.file_size_bytes = std::size_t{1} << 30;
@@ -165,9 +166,16 @@ BuiltChecker not_built(std::string kind, std::string problem) {
 
 std::string explain_outcome(const ProcessOutcome& outcome, const std::string& what) {
     if (!outcome.started) return what + " could not start: " + outcome.start_error;
-    if (outcome.timed_out) return what + " took too long and was stopped.";
-    if (outcome.memory_exceeded) return what + " used too much memory and was stopped.";
-    if (outcome.output_exceeded) return what + " printed too much and was stopped.";
+    if (outcome.stopped_by == LimitHit::WallClock) {
+        return what + " could not finish: the machine was too busy (it had " + std::to_string(static_cast<int>(outcome.cpu_seconds)) +
+               " s of CPU time in " + std::to_string(static_cast<int>(outcome.seconds)) + " s). Try again when it is less busy.";
+    }
+    if (outcome.out_of_time()) {
+        return what + " was stopped by its limit on " + to_string(outcome.stopped_by) + " (" +
+               std::to_string(static_cast<int>(outcome.cpu_seconds)) + " s of CPU time used).";
+    }
+    if (outcome.memory_exceeded()) return what + " used too much memory and was stopped.";
+    if (outcome.output_exceeded()) return what + " printed too much and was stopped.";
     return outcome.output;
 }
 

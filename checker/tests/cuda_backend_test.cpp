@@ -49,7 +49,7 @@ TEST_CASE("cuda backend: the reference solution builds into a real-GPU checker w
     ProcessSpec list;
     list.argv = {built.binary, "-ltc"};
     list.environment = {"PATH=/usr/bin:/bin"};
-    list.limits.wall_seconds = 30;
+    list.limits.cpu_seconds = 30;
     const ProcessOutcome listed = run_process(list);
     INFO(listed.output);
     CHECK(listed.exited);

@@ -27,7 +27,9 @@ GradeRequest fixture_request(const std::string& submission) {
     request.lessons_dir = MGPU_FIXTURE_LESSONS;
     request.lessons_build_dir = MGPU_FIXTURE_LESSONS_BUILD;
     request.cache_dir = MGPU_CHECKER_TEST_CACHE;
-    request.case_timeout_s = 3;
+    // The endless loop costs this much CPU time per case; the suite's correct cases use a few ms.
+    request.case_cpu_seconds = 3;
+    request.case_blocked_seconds = 2;
     request.memory_limit_bytes = std::size_t{256} << 20;
     request.output_limit_bytes = std::size_t{1} << 20;
     request.jobs = 2;
@@ -135,12 +137,51 @@ TEST_CASE("a crash in one function fails only the cases that call it") {
     CHECK(report.exit_code() == 1);
 }
 
-TEST_CASE("an endless loop times out") {
+TEST_CASE("an endless loop is stopped by the CPU-time limit") {
     GradeReport report = grade("hang");
     const CaseResult& negative = find_case(report, "sums: sum_up_to of a negative number");
     CHECK(negative.status == CaseStatus::TimedOut);
-    CHECK(contains(negative.reason, "possible infinite loop or deadlock"));
+    CHECK(contains(negative.reason, "3.0 s of CPU time"));
+    CHECK(contains(negative.reason, "endless loop"));
+    CHECK(negative.cpu_seconds >= 3);
     CHECK(count_status(report, CaseStatus::Passed) == 5);
+    CHECK(report.exit_code() == 1);
+}
+
+TEST_CASE("a deadlock is stopped by the blocked-time limit and named as one") {
+    GradeReport report = grade("deadlock");
+    const CaseResult& negative = find_case(report, "sums: sum_up_to of a negative number");
+    CHECK(negative.status == CaseStatus::TimedOut);
+    CHECK(contains(negative.reason, "no thread of the program ran"));
+    CHECK(contains(negative.reason, "deadlock"));
+    CHECK(negative.cpu_seconds < 1);
+    CHECK(count_status(report, CaseStatus::Passed) == 5);
+    CHECK(report.exit_code() == 1);
+}
+
+TEST_CASE("a case the wall-clock backstop ends is run again, and never counted against the student") {
+    // No blocked-time limit and a 1 s backstop: the correct but sleeping case stands in for one
+    // that a busy machine starved. It is run again alone, ends the same way, and stays without a verdict.
+    GradeRequest request = fixture_request("sleeps");
+    request.case_blocked_seconds = 0;
+    request.case_wall_seconds = 1;
+    GradeReport report = grade_submission(request);
+    const std::string text = terminal_report(report, false, false);
+    INFO(text);
+    REQUIRE(report.lessons.size() == 1);
+    const CaseResult& negative = find_case(report, "sums: sum_up_to of a negative number");
+    CHECK(negative.status == CaseStatus::Unfinished);
+    CHECK(contains(negative.reason, "the machine was too busy"));
+    CHECK(contains(negative.reason, "no fault of the code under test"));
+    CHECK_FALSE(counts_as_failed(negative.status));
+    CHECK(negative.max_points == 0);
+    CHECK(report.cases_failed() == 0);
+    CHECK(report.cases_unfinished() == 1);
+    CHECK(report.exit_code() == 4);
+    CHECK(contains(text, "Not finished"));
+    CHECK(contains(totals_line(report), "1 not finished"));
+    CHECK(contains(gradescope_json(report), "[not finished]"));
+    CHECK(contains(junit_xml(report), "not finished"));
 }
 
 TEST_CASE("exit(0) with a printed fake summary gives no verdict for that case") {

@@ -37,7 +37,7 @@ TEST_CASE("lesson 3: adversarial submissions get a clear reason and the document
         CAPTURE(name);
         const std::string source = apply_edits(solution, entry.at("edits"));
         GradeRequest request = request_for(write_submission("adversarial-" + name, source));
-        request.case_timeout_s = 4;   // the endless loop costs this much per case
+        request.case_cpu_seconds = endless_loop_cpu_seconds();
         request.memory_limit_bytes = std::size_t{1} << 30;
         GradeReport report = grade_submission(request);
         INFO(report_text(report));

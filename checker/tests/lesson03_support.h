@@ -12,7 +12,13 @@
 
 namespace lesson03_tests {
 
+// Grades with the limits of real grading.
 mgpu::judge::GradeRequest request_for(const std::string& submission_dir);
+
+// The CPU-time limit per case for submissions that loop forever on purpose: a fifth of real
+// grading's, so that each endless case costs seconds, not twenty. The reference test holds every
+// correct case to half of it.
+double endless_loop_cpu_seconds();
 
 std::string read_text(const std::string& path);
 std::string solution_source();    // solutions/03-peer-to-peer/peer_access.cu

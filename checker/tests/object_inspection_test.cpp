@@ -20,7 +20,7 @@ std::string run_tool(const std::vector<std::string>& argv) {
     ProcessSpec spec;
     spec.argv = argv;
     spec.environment = {"PATH=" + judge_path_variable(), "LC_ALL=C"};
-    spec.limits.wall_seconds = 60;
+    spec.limits.cpu_seconds = 60;
     spec.limits.kept_output_bytes = 4 << 20;
     ProcessOutcome outcome = run_process(spec);
     REQUIRE_MESSAGE(outcome.exited, outcome.output);

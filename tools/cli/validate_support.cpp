@@ -34,6 +34,10 @@ Captured capture(const std::vector<std::string>& argv, const std::vector<std::pa
     judge::ProcessSpec spec;
     spec.argv = argv;
     spec.environment = child_environment(environment);
+    // The kit's own programs on real GPUs, where a host thread may sleep while a GPU works: only
+    // the wall clock limits them.
+    spec.limits.cpu_seconds = 0;
+    spec.limits.blocked_seconds = 0;
     spec.limits.wall_seconds = kCaptureTimeLimitSeconds;
     // The programs are the kit's own and the machine's tools: no memory limit (the simulator and
     // conformance-compare's children are one tree), and all of the output is read, so it is all kept.
@@ -48,8 +52,8 @@ bool succeeded(const Captured& run) { return run.started && run.exited && run.ex
 
 std::string describe_end(const Captured& run) {
     if (!run.started) return "could not start: " + run.start_error;
-    if (run.timed_out) return "stopped after " + std::to_string(static_cast<int>(run.seconds)) + " s (its time limit)";
-    if (run.output_exceeded) return "stopped for printing more than " + std::to_string(kOutputLimitBytes >> 20) + " MiB";
+    if (run.out_of_time()) return "stopped after " + std::to_string(static_cast<int>(run.seconds)) + " s (its time limit)";
+    if (run.output_exceeded()) return "stopped for printing more than " + std::to_string(kOutputLimitBytes >> 20) + " MiB";
     if (!run.exited) return "ended by " + judge::describe_signal(run.signal);
     return "exit code " + std::to_string(run.exit_code);
 }

@@ -37,6 +37,9 @@ judge::ProcessOutcome run_program(const ProgramRun& run) {
     spec.argv.push_back(run.program);
     spec.argv.insert(spec.argv.end(), run.arguments.begin(), run.arguments.end());
     spec.environment = child_environment(run);
+    // On real GPUs a host thread may sleep while the GPU works: only the wall clock limits these.
+    spec.limits.cpu_seconds = 0;
+    spec.limits.blocked_seconds = 0;
     spec.limits.wall_seconds = run.timeout_seconds;
     spec.limits.memory_bytes = kMemoryLimitBytes;
     spec.limits.output_bytes = kOutputLimitBytes;
@@ -47,10 +50,10 @@ judge::ProcessOutcome run_program(const ProgramRun& run) {
 
 std::string describe_abnormal_end(const judge::ProcessOutcome& outcome) {
     if (!outcome.started) return "could not start: " + outcome.start_error;
-    if (outcome.timed_out) return "stopped after " + std::to_string(static_cast<int>(outcome.seconds)) + " s (its time limit)";
-    if (outcome.memory_exceeded)
+    if (outcome.out_of_time()) return "stopped after " + std::to_string(static_cast<int>(outcome.seconds)) + " s (its time limit)";
+    if (outcome.memory_exceeded())
         return "stopped for using more than " + std::to_string(kMemoryLimitBytes >> 30) + " GiB of memory";
-    if (outcome.output_exceeded)
+    if (outcome.output_exceeded())
         return "stopped for printing more than " + std::to_string(kOutputLimitBytes >> 20) + " MiB";
     if (!outcome.exited) return "ended by " + judge::describe_signal(outcome.signal);
     return "";

@@ -35,7 +35,7 @@ Result run(const std::string& program, const std::vector<std::string>& arguments
     mgpu::validate::ProgramRun request;
     request.program = program;
     request.arguments = arguments;
-    request.timeout_seconds = 45;
+    request.timeout_seconds = 600;   // a backstop only
     const auto outcome = mgpu::validate::run_program(request);
     REQUIRE(outcome.started);
     REQUIRE(outcome.exited);
