@@ -18,6 +18,8 @@ json finding_record(const Finding& finding, const char* suite_file, int suite_li
                 {"observed", finding.observed},
                 {"file", finding.file},
                 {"line", finding.line},
+                {"symptom", finding.symptom},
+                {"section", finding.section},
                 {"scenario", current_case().scenario},
                 {"suite_file", suite_file ? suite_file : ""},
                 {"suite_line", suite_line}};

@@ -1,5 +1,6 @@
 #include "case_runner.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -201,6 +202,9 @@ CaseResult judge_case(const std::string& name, const RawRun& run, const CaseRunS
         result.status = CaseStatus::Crashed;
         result.reason = explain_missing_verdict(run);
     }
+    // What names a cause comes first; wrong values that do not say why come after it.
+    std::stable_sort(result.findings.begin(), result.findings.end(),
+                     [](const CheckFinding& a, const CheckFinding& b) { return !a.symptom && b.symptom; });
     if (result.status != CaseStatus::Passed && result.status != CaseStatus::Skipped) {
         result.output_tail = last_lines(outcome.output, kTailLines);
     }
@@ -267,6 +271,8 @@ CaseRecords read_records(const std::string& text, const std::string& nonce) {
             finding.file = record.value("file", "");
             finding.line = record.value("line", 0);
             finding.scenario = record.value("scenario", "");
+            finding.symptom = record.value("symptom", false);
+            finding.section = record.value("section", "");
             records.findings.push_back(finding);
         } else if (event == "step") {
             records.last_step = record.value("text", "");

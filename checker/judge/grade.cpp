@@ -35,7 +35,7 @@ bool write_report(const std::string& path, const std::string& text, std::string*
 int run_grade_command(const GradeRequest& request) {
     try {
         GradeReport report = grade_submission(request);
-        std::fputs(terminal_report(report, request.color, request.quiet).c_str(), stdout);
+        std::fputs(terminal_report(report, request.color, request.quiet, request.show_all).c_str(), stdout);
         std::fflush(stdout);
         int code = report.exit_code();
         std::string problem;

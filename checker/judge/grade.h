@@ -20,6 +20,7 @@ struct GradeRequest {
     std::string topology;            // run only the scenarios on this machine ("" = all)
     std::string backend = "sim";     // "sim" (the simulated machine), "cuda" (the GPUs here) or "auto" (cuda when a GPU is usable)
     bool quiet = false;              // print only the totals line(s)
+    bool show_all = false;           // every failed check, not the first few of each criterion
 
     int jobs = 0;                              // test cases run at once; 0 = number of cores
     double case_cpu_seconds = 20.0;            // CPU time per test case, all its processes together

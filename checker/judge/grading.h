@@ -30,6 +30,8 @@ struct CheckFinding {
     std::string file;     // the student's offending call, when known
     int line = 0;
     std::string scenario;
+    bool symptom = false;     // a wrong result that names no cause: shown after findings that do
+    std::string section;      // the lesson section that teaches the fix, when not the criterion's
 };
 
 struct CaseResult {

@@ -21,6 +21,9 @@ std::string case_output(const LessonResult& lesson, const CaseResult& test) {
     for (const auto& finding : test.findings) {
         out << finding.check << "\n  expected: " << finding.expected << "\n  observed: " << finding.observed << "\n";
         if (!finding.file.empty()) out << "  at: " << finding.file << ":" << finding.line << "\n";
+        if (!finding.section.empty() && !lesson.lesson_text.empty()) {
+            out << "  read: " << lesson.lesson_text << " section " << finding.section << "\n";
+        }
     }
     for (const auto& criterion : lesson.criteria) {
         if (criterion.criterion.name == test.criterion && !criterion.criterion.section.empty() &&

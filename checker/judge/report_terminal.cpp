@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 #include <sstream>
 
 #include "reports.h"
@@ -42,14 +44,24 @@ std::string read_hint(const LessonResult& lesson, const Criterion& criterion) {
     return hint;
 }
 
-void write_case(std::ostringstream& out, const CaseResult& test, const Style& style) {
+// A case that failed with nothing but wrong values (no finding names a cause, no crash or limit).
+bool symptoms_only(const CaseResult& test) {
+    if (test.status != CaseStatus::Failed || test.findings.empty()) return false;
+    for (const auto& finding : test.findings) {
+        if (!finding.symptom) return false;
+    }
+    return true;
+}
+
+void write_case(std::ostringstream& out, const LessonResult& lesson, const CaseResult& test, const Style& style,
+                bool all) {
     out << "  " << style.red("x") << " " << printable(short_name(test));
     if (!test.scenario.empty()) out << "  [" << printable(test.scenario) << "]";
     out << "\n";
     if (!test.reason.empty()) out << "      " << style.red(printable(test.reason)) << "\n";
     std::size_t shown = 0;
     for (const auto& finding : test.findings) {
-        if (shown++ == kFindingsShownPerCase) {
+        if (!all && shown++ == kFindingsShownPerCase) {
             out << "      (" << test.findings.size() - kFindingsShownPerCase << " more of the same case not shown)\n";
             break;
         }
@@ -62,13 +74,17 @@ void write_case(std::ostringstream& out, const CaseResult& test, const Style& st
         if (!finding.scenario.empty() && finding.scenario != test.scenario) {
             out << "        scenario: " << printable(finding.scenario) << "\n";
         }
+        if (!finding.section.empty() && !lesson.lesson_text.empty()) {
+            out << "        read:     " << printable(lesson.lesson_text) << " section " << printable(finding.section)
+                << "\n";
+        }
     }
     if (!test.output_tail.empty() && test.status != CaseStatus::Failed) {
         out << "      last output of the program:\n" << indent(printable(test.output_tail), "        | ");
     }
 }
 
-void write_lesson(std::ostringstream& out, const LessonResult& lesson, const Style& style) {
+void write_lesson(std::ostringstream& out, const LessonResult& lesson, const Style& style, bool all) {
     out << style.bold("Lesson " + std::to_string(lesson.number) + ": " + lesson.title);
     std::string files;
     for (const auto& file : lesson.submission_files) files += (files.empty() ? "" : ", ") + file;
@@ -105,14 +121,20 @@ void write_lesson(std::ostringstream& out, const LessonResult& lesson, const Sty
             << criterion.passed + criterion.failed << " checks failed";
         std::string hint = read_hint(lesson, criterion.criterion);
         out << (hint.empty() ? "" : "; " + hint) << "\n";
-        int shown = 0;
+        // The cases whose findings name a cause first: they say what to change.
+        std::vector<const CaseResult*> failed;
         for (const auto& test : lesson.cases) {
-            if (test.criterion != criterion.criterion.name || !counts_as_failed(test.status)) continue;
-            if (shown++ < kCasesShownPerCriterion) write_case(out, test, style);
+            if (test.criterion == criterion.criterion.name && counts_as_failed(test.status)) failed.push_back(&test);
         }
-        if (shown > kCasesShownPerCriterion) {
+        std::stable_partition(failed.begin(), failed.end(), [](const CaseResult* test) { return !symptoms_only(*test); });
+        int shown = 0;
+        for (const CaseResult* test : failed) {
+            if (all || shown < kCasesShownPerCriterion) write_case(out, lesson, *test, style, all);
+            ++shown;
+        }
+        if (!all && shown > kCasesShownPerCriterion) {
             out << "  (" << shown - kCasesShownPerCriterion
-                << " more failed checks of this criterion: fix the ones above first, or see --json / --junit)\n";
+                << " more failed checks of this criterion: fix the ones above first, or show them all with --all)\n";
         }
     }
     bool any_skipped = false;
@@ -151,7 +173,7 @@ std::string totals_line(const GradeReport& report) {
     return line;
 }
 
-std::string terminal_report(const GradeReport& report, bool color, bool quiet) {
+std::string terminal_report(const GradeReport& report, bool color, bool quiet, bool all) {
     Style style{color};
     std::ostringstream out;
     if (!report.kit_fault.empty()) {
@@ -160,7 +182,7 @@ std::string terminal_report(const GradeReport& report, bool color, bool quiet) {
     }
     if (!quiet) {
         for (const auto& lesson : report.lessons) {
-            write_lesson(out, lesson, style);
+            write_lesson(out, lesson, style, all);
             out << "\n";
         }
         out << "Score " << format_points(report.score()) << " / " << format_points(report.max_score())

@@ -9,7 +9,8 @@
 
 namespace mgpu::judge {
 
-std::string terminal_report(const GradeReport& report, bool color, bool quiet);
+// `all`: every failed case and finding, where the default shows the first few of each criterion.
+std::string terminal_report(const GradeReport& report, bool color, bool quiet, bool all = false);
 std::string gradescope_json(const GradeReport& report);
 std::string junit_xml(const GradeReport& report);
 

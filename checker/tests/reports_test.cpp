@@ -128,3 +128,56 @@ TEST_CASE("a submission that was not built says why in every format") {
     CHECK(contains(xml, "expected &apos;;&apos; before"));
     CHECK(contains(xml, "<error type=\"compile error\""));
 }
+
+TEST_CASE("the terminal shows first the failed case whose finding names a cause, and a finding's own section") {
+    Rubric rubric;
+    rubric.lesson_text = "lessons/03-peer-to-peer/README.md";
+    rubric.criteria = {{"async overlap", 20, "3.10", "Async peer copies", ""}};
+    LessonResult lesson;
+    lesson.number = 3;
+    lesson.title = "Peer-to-peer memory access";
+    lesson.lesson_text = rubric.lesson_text;
+    CaseResult wrong = make_case("async overlap: results under a lazy schedule", "async overlap", CaseStatus::Failed);
+    CheckFinding elements{"dst[i] == factor * src[i]", "dst[0] = 2", "dst[0] = 7; 9 of 9 elements wrong", "", 0, ""};
+    elements.symptom = true;
+    wrong.findings.push_back(elements);
+    CaseResult cause = make_case("async overlap: each kernel waits for its chunk", "async overlap", CaseStatus::Failed);
+    CheckFinding early{"chunk 0's kernel read the chunk before its copy arrived", "after", "before", "peer_access.cu", 9, ""};
+    early.section = "3.9";
+    cause.findings.push_back(early);
+    lesson.cases = {wrong, cause};
+    score_lesson(rubric, &lesson);
+    GradeReport report;
+    report.lessons = {lesson};
+    const std::string text = terminal_report(report, false, false);
+    REQUIRE(contains(text, "each kernel waits for its chunk"));
+    REQUIRE(contains(text, "results under a lazy schedule"));
+    CHECK(text.find("each kernel waits for its chunk") < text.find("results under a lazy schedule"));
+    CHECK(contains(text, "read:     lessons/03-peer-to-peer/README.md section 3.9"));
+    CHECK(contains(gradescope_json(report), "section 3.9"));
+}
+
+TEST_CASE("--all shows every failed case where the default shows the first few of a criterion") {
+    Rubric rubric;
+    rubric.lesson_text = "lessons/03-peer-to-peer/README.md";
+    rubric.criteria = {{"cleanup", 20, "3.11", "Turning it off", ""}};
+    LessonResult lesson;
+    lesson.number = 3;
+    lesson.title = "Peer-to-peer memory access";
+    lesson.lesson_text = rubric.lesson_text;
+    for (int i = 0; i < 7; ++i) {
+        CaseResult test = make_case("cleanup: case " + std::to_string(i), "cleanup", CaseStatus::Failed);
+        test.findings.push_back({"check " + std::to_string(i), "a", "b", "", 0, ""});
+        lesson.cases.push_back(test);
+    }
+    score_lesson(rubric, &lesson);
+    GradeReport report;
+    report.lessons = {lesson};
+    const std::string some = terminal_report(report, false, false);
+    const std::string every = terminal_report(report, false, false, true);
+    CHECK_FALSE(contains(some, "cleanup: case 6") );
+    CHECK_FALSE(contains(some, "check 6"));
+    CHECK(contains(some, "show them all with --all"));
+    CHECK(contains(every, "check 6"));
+    CHECK_FALSE(contains(every, "--all"));
+}

@@ -35,6 +35,7 @@ cudaError_t scale_from_peer(float* dst, int dst_device, const float* src, int sr
 cudaError_t pipelined_scale(float* dst, int dst_device, const float* src, int src_device, std::size_t n,
                             std::size_t chunk, float factor);
 
-// Task 7. Closes every direction opened by open_peer_access and open_all_peer_access.
+// Task 7. Closes every direction opened by open_peer_access and open_all_peer_access; a direction that
+// was already open when they asked (cudaErrorPeerAccessAlreadyEnabled, other code's) stays open.
 // Returns how many directions were closed. Leaves no error behind and restores the current device.
 int close_all_peer_access();

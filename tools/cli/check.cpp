@@ -29,6 +29,7 @@ struct GradeChoice {
     std::uint64_t seed = 0;
     int jobs = 0;
     bool quiet = false;
+    bool all = false;
 };
 
 int lesson_number(const std::string& text) {
@@ -46,6 +47,11 @@ void read_common(const ParsedArgs& args, GradeChoice& choice) {
         choice.backend = *backend;
     }
     if (auto seed = args.value("--seed")) choice.seed = whole_number("--seed", *seed);
+    choice.json_out = args.value("--json").value_or("");
+    choice.junit_out = args.value("--junit").value_or("");
+    if (auto jobs = args.value("--jobs"))
+        choice.jobs = static_cast<int>(whole_number("--jobs", *jobs, 0, std::numeric_limits<int>::max()));
+    choice.all = args.has("--all");
 }
 
 #if MGPU_HAVE_CHECKER
@@ -59,6 +65,7 @@ int hand_to_judge(const Kit& kit, const GradeChoice& choice) {
     request.topology = choice.topology;
     request.backend = choice.backend;
     request.quiet = choice.quiet;
+    request.show_all = choice.all;
     request.jobs = choice.jobs;
     request.seed = choice.seed;
     request.cache_dir = (kit.build / "checker-cache").string();
@@ -93,10 +100,6 @@ int grade(const Kit& kit, const ParsedArgs& args) {
     if (!fs::is_directory(choice.submission))
         throw UsageError("there is no folder '" + choice.submission.string() + "'");
     if (auto lesson = args.value("--lesson")) choice.lesson = lesson_number(*lesson);
-    choice.json_out = args.value("--json").value_or("");
-    choice.junit_out = args.value("--junit").value_or("");
-    if (auto jobs = args.value("--jobs"))
-        choice.jobs = static_cast<int>(whole_number("--jobs", *jobs, 0, std::numeric_limits<int>::max()));
     choice.quiet = args.has("--quiet");
     read_common(args, choice);
     return hand_to_judge(kit, choice);
@@ -109,6 +112,11 @@ const OptionSpec kBackendOption = {"--backend", "sim|cuda|auto",
                                    "scenarios they cannot host; auto: cuda when a GPU is present, else sim"};
 const OptionSpec kSeedOption = {"--seed", "N", "the seed of the random inputs (each report prints the one it used)"};
 
+const OptionSpec kJsonOption = {"--json", "FILE", "also write the result as Gradescope's results.json"};
+const OptionSpec kJunitOption = {"--junit", "FILE", "also write the result as JUnit XML"};
+const OptionSpec kJobsOption = {"--jobs", "N", "test cases run at once (default: one per core)"};
+const OptionSpec kAllOption = {"--all", "", "show every failed check (by default the first few of each criterion)"};
+
 const char* kExitCodes =
     "Exit codes: 0 every check passed, 1 some checks failed, 2 a bad option, 3 the code could not be\n"
     "built (compile error, missing file), 4 the kit itself failed.";
@@ -119,10 +127,11 @@ const Command check_command = {
     "Working on an exercise",
     {
         .name = "check",
-        .usage = "check [LESSON] [--topology NAME|FILE] [--backend sim|cuda|auto] [--seed N]",
+        .usage = "check [LESSON] [--all] [--json FILE] [--junit FILE] [--topology NAME|FILE] [--backend sim|cuda|auto] "
+                 "[--seed N]",
         .summary = "Grades your exercises (all lessons, or one) and shows the score per criterion.",
         .description = std::string("Grades the files in exercises/ exactly as `grade` grades a submission.\n") + kExitCodes,
-        .options = {kTopologyOption, kBackendOption, kSeedOption},
+        .options = {kAllOption, kJsonOption, kJunitOption, kTopologyOption, kBackendOption, kSeedOption, kJobsOption},
         .max_positionals = 1,
         .examples = "  tools/mgpu check\n  tools/mgpu check 3\n",
     },
@@ -141,12 +150,13 @@ const Command grade_command = {
         .options =
             {
                 {"--lesson", "N", "grade this lesson only"},
-                {"--json", "FILE", "write the result as Gradescope's results.json"},
-                {"--junit", "FILE", "write the result as JUnit XML"},
+                kJsonOption,
+                kJunitOption,
                 kTopologyOption,
                 kBackendOption,
                 kSeedOption,
-                {"--jobs", "N", "test cases run at once (default: one per core)"},
+                kJobsOption,
+                kAllOption,
                 {"--quiet", "", "print only the totals"},
             },
         .max_positionals = 1,

@@ -135,6 +135,34 @@ TEST_CASE("cleanup: close_all_peer_access closes single directions, and a second
     expect_no_error_left(again, "a second close_all_peer_access()");
 }
 
+// Access is per process: a direction other code opened belongs to that code. open_peer_access
+// meets it as cudaErrorPeerAccessAlreadyEnabled and succeeds; close_all_peer_access must leave it open.
+TEST_CASE("cleanup: close_all_peer_access leaves open a direction that other code opened") {
+    if (!start({"hgx-h200-8", "shuffle:45"})) return;
+    cudaSetDevice(4);
+    REQUIRE(cudaDeviceEnablePeerAccess(6, 0) == cudaSuccess);   // other code, before the student's
+    // What open_peer_access returns here is graded by directional enabling; this case is about closing.
+    StudentCalls opening;
+    opening.watch("open_peer_access(4, 6) on a direction already open", [] { return open_peer_access(4, 6); });
+    open_direction(1, 3);
+    cudaGetLastError();
+    StudentCalls calls;
+    const int closed = calls.watch("close_all_peer_access()", [] { return close_all_peer_access(); });
+    const auto disables = calls.calls_named("cudaDeviceDisablePeerAccess");
+    const mgpu::trace::ApiCall* disable_4_6 = nullptr;
+    for (const auto& disable : disables) {
+        if (disable.device == 4 && !disable.args.empty() && disable.args[0] == 6) disable_4_6 = &disable;
+    }
+    expect(mgpu::sim::peer_access_enabled(4, 6),
+           "a direction that was open before open_peer_access(4, 6) asked stays open: it is not yours to close",
+           "4 -> 6 still open (open_peer_access met cudaErrorPeerAccessAlreadyEnabled and opened nothing)",
+           "4 -> 6 closed by close_all_peer_access", disable_4_6, "3.5");
+    expect(!mgpu::sim::peer_access_enabled(1, 3), "the direction open_peer_access(1, 3) opened is closed",
+           "1 -> 3 closed", "1 -> 3 still open");
+    expect(closed >= 1, "close_all_peer_access() counts the direction it closed", "1", std::to_string(closed));
+    expect_no_error_left(calls, "close_all_peer_access()");
+}
+
 TEST_CASE("cleanup: close_all_peer_access gives the caller's current device back") {
     if (!start({"hgx-h200-8"})) return;
     open_direction(1, 6);

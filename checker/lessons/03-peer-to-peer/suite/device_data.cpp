@@ -121,7 +121,7 @@ bool expect_scaled(const std::vector<float>& observed, const std::vector<float>&
     }
     if (wrong > 0) {
         const float expected = factor * source[first_wrong];
-        return expect(false, what + ": dst[i] == factor * src[i] for every i < n",
+        return expect_value(false, what + ": dst[i] == factor * src[i] for every i < n",
                       "dst[" + std::to_string(first_wrong) + "] = " + float_text(expected) + " (" +
                           float_text(factor) + " * " + float_text(source[first_wrong]) + ")",
                       "dst[" + std::to_string(first_wrong) + "] = " + float_text(observed[first_wrong]) +
@@ -130,7 +130,7 @@ bool expect_scaled(const std::vector<float>& observed, const std::vector<float>&
     }
     for (std::size_t i = n; i < observed.size(); ++i) {
         if (observed[i] != kGuardValue) {
-            return expect(false, what + ": nothing is written past dst[n - 1]",
+            return expect_value(false, what + ": nothing is written past dst[n - 1]",
                           "dst[" + std::to_string(i) + "] untouched (" + float_text(kGuardValue) + ")",
                           "dst[" + std::to_string(i) + "] = " + float_text(observed[i]));
         }
@@ -146,7 +146,7 @@ bool expect_copied(const std::vector<unsigned char>& observed, const std::vector
         if (observed[i] != source[i] && wrong++ == 0) first_wrong = i;
     }
     if (wrong > 0) {
-        return expect(false, what + ": every byte arrives",
+        return expect_value(false, what + ": every byte arrives",
                       "byte " + std::to_string(first_wrong) + " = " + std::to_string(source[first_wrong]),
                       "byte " + std::to_string(first_wrong) + " = " + std::to_string(observed[first_wrong]) +
                           (observed[first_wrong] == kGuardByte ? " (never written)" : "") + "; " +
@@ -154,7 +154,7 @@ bool expect_copied(const std::vector<unsigned char>& observed, const std::vector
     }
     for (std::size_t i = n; i < observed.size(); ++i) {
         if (observed[i] != kGuardByte) {
-            return expect(false, what + ": nothing is written past the last byte",
+            return expect_value(false, what + ": nothing is written past the last byte",
                           "byte " + std::to_string(i) + " untouched (" + std::to_string(kGuardByte) + ")",
                           "byte " + std::to_string(i) + " = " + std::to_string(observed[i]));
         }

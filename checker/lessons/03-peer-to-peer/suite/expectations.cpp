@@ -46,8 +46,21 @@ std::string error_text(cudaError_t code) { return std::string(cudaGetErrorName(c
 std::string error_text(int code) { return error_text(static_cast<cudaError_t>(code)); }
 
 bool expect(bool holds, const std::string& check, const std::string& expected, const std::string& observed,
-            const mgpu::trace::ApiCall* at) {
-    if (!holds) mgpu::check::fail(finding(check, expected, observed, at));
+            const mgpu::trace::ApiCall* at, const std::string& section) {
+    if (!holds) {
+        mgpu::check::Finding result = finding(check, expected, observed, at);
+        result.section = section;
+        mgpu::check::fail(result);
+    }
+    return holds;
+}
+
+bool expect_value(bool holds, const std::string& check, const std::string& expected, const std::string& observed) {
+    if (!holds) {
+        mgpu::check::Finding result = finding(check, expected, observed, nullptr);
+        result.symptom = true;
+        mgpu::check::fail(result);
+    }
     return holds;
 }
 

@@ -15,9 +15,14 @@ namespace lesson3 {
 std::string error_text(cudaError_t code);
 std::string error_text(int code);
 
-// Fails the case with a finding when `holds` is false; returns `holds`.
+// Fails the case with a finding when `holds` is false; returns `holds`. `section` names the
+// lesson section that teaches the fix when it is not the criterion's own.
 bool expect(bool holds, const std::string& check, const std::string& expected, const std::string& observed,
-            const mgpu::trace::ApiCall* at = nullptr);
+            const mgpu::trace::ApiCall* at = nullptr, const std::string& section = "");
+
+// The same for a wrong value that does not say why (wrong elements): reports show it after the
+// findings that name a cause.
+bool expect_value(bool holds, const std::string& check, const std::string& expected, const std::string& observed);
 
 // The function returned `expected`.
 bool expect_status(cudaError_t observed, cudaError_t expected, const std::string& call_text, const StudentCalls& calls);

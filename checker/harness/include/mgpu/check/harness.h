@@ -17,6 +17,11 @@ struct Finding {
     std::string observed;
     std::string file;       // the student's call that went wrong, when the trace knows it
     int line = 0;
+    // A wrong result or value that does not say why (wrong elements, a wrong count). Reports show
+    // findings that name a cause first, and a case with one before a case with symptoms only.
+    bool symptom = false;
+    // The lesson section that teaches the fix, when it is not the criterion's own ("3.5").
+    std::string section;
 };
 
 // Records the finding and fails the current test case; the case goes on.
