@@ -80,8 +80,8 @@ int count_devices()
 {
     // TODO(1) (lesson 1, section 1.2): ask cudaGetDeviceCount. It never answers "success with 0": with
     // nothing visible it returns cudaErrorNoDevice (100), without a driver cudaErrorInsufficientDriver (35),
-    // and in both cases it leaves the count unwritten and the error behind as the last error. Return 0
-    // then, after clearing that error with cudaGetLastError().
+    // for a refused CUDA_VISIBLE_DEVICES cudaErrorInvalidDevice (101), and each time it leaves the count
+    // unwritten. Return 0 then, and the count when the call succeeds.
     return -1;
 }
 

@@ -9,8 +9,9 @@
 
 #include <cuda_runtime.h>
 
-// Task 1 (each task is numbered the same way in devices.cu). How many devices this process can use.
-// 0 when none is visible (the runtime answers 100) or there is no driver (35); leaves no error behind.
+// Task 1 (each task is numbered the same way in devices.cu). How many devices this process can use:
+// 0 when none is visible (the runtime answers 100), the device list is refused (101) or there is no
+// driver (35). The runtime then answers that code to every later call, cudaGetLastError included.
 int count_devices();
 
 // What list_devices reports for one device.

@@ -106,20 +106,18 @@ int count_devices()
 {
 #ifdef SOLUTION
     int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) {
-        // 100 (nothing visible), 35 (no driver) and 101 (CUDA_VISIBLE_DEVICES refused) all mean that this
-        // process has no device to use. The runtime left `count` unwritten and the error stored as the last
-        // error; the answer to the caller's question is 0, so the error is not the caller's to handle.
-        cudaGetLastError();
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        // 100 (nothing visible), 35 (no driver) and 101 (CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER refused)
+        // all mean that this process has no device to use, and the runtime left `count` unwritten. The
+        // code cannot be cleared (every later call answers it again), so there is nothing to tidy up.
         return 0;
     }
     return count;
 #else
     // TODO(1) (lesson 1, section 1.2): ask cudaGetDeviceCount. It never answers "success with 0": with
     // nothing visible it returns cudaErrorNoDevice (100), without a driver cudaErrorInsufficientDriver (35),
-    // and in both cases it leaves the count unwritten and the error behind as the last error. Return 0
-    // then, after clearing that error with cudaGetLastError().
+    // for a refused CUDA_VISIBLE_DEVICES cudaErrorInvalidDevice (101), and each time it leaves the count
+    // unwritten. Return 0 then, and the count when the call succeeds.
     return -1;
 #endif
 }

@@ -76,12 +76,10 @@ bool capability_at_least(int major, int minor, int want_major, int want_minor)
 int count_devices()
 {
     int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) {
-        // 100 (nothing visible), 35 (no driver) and 101 (CUDA_VISIBLE_DEVICES refused) all mean that this
-        // process has no device to use. The runtime left `count` unwritten and the error stored as the last
-        // error; the answer to the caller's question is 0, so the error is not the caller's to handle.
-        cudaGetLastError();
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        // 100 (nothing visible), 35 (no driver) and 101 (CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER refused)
+        // all mean that this process has no device to use, and the runtime left `count` unwritten. The
+        // code cannot be cleared (every later call answers it again), so there is nothing to tidy up.
         return 0;
     }
     return count;

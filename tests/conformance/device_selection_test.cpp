@@ -3,6 +3,7 @@
 // CUDA_VISIBLE_DEVICES edge cases and CUDA_DEVICE_ORDER, and where a primary context comes to life.
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -35,6 +36,56 @@ TEST_CASE("cudaDeviceGetPCIBusId writes CUDA's spelling, and cudaDeviceGetByPCIB
     int device = kUnwritten;
     CHECK(cudaDeviceGetByPCIBusId(&device, id) == cudaSuccess);
     CHECK(device == 0);
+}
+
+TEST_CASE("cudaDeviceGetByPCIBusId reads every spelling of an address; a free address gives 101") {
+    conformance::use_machine("h200");
+    char id[32] = {};
+    REQUIRE(cudaDeviceGetPCIBusId(id, sizeof id, 0) == cudaSuccess);
+    const std::string cuda_form = id;
+    std::string smi_form = "0000" + cuda_form;   // nvidia-smi's 8-digit domain
+    for (char& c : smi_form) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    // Measured on the H200: all four name device 0.
+    for (const std::string& spelling : {smi_form, cuda_form.substr(5), cuda_form.substr(0, cuda_form.size() - 2)}) {
+        CAPTURE(spelling);
+        int device = kUnwritten;
+        CHECK(cudaDeviceGetByPCIBusId(&device, spelling.c_str()) == cudaSuccess);
+        CHECK(device == 0);
+    }
+    int device = kUnwritten;
+    CHECK(cudaDeviceGetByPCIBusId(&device, "0000:FF:1F.0") == cudaErrorInvalidDevice);
+    CHECK(device == kUnwritten);
+    cudaGetLastError();
+}
+
+TEST_CASE("cudaDeviceGetPCIBusId into a buffer too short writes the start of the id and returns 1") {
+    conformance::use_machine("h200");
+    char id[8] = {};
+    CHECK(cudaDeviceGetPCIBusId(id, sizeof id, 0) == cudaErrorInvalidValue);
+    CHECK(std::string(id) == "0000:00");   // measured
+    cudaGetLastError();
+}
+
+TEST_CASE("with nothing to offer, cudaGetLastError answers the runtime's code again and again") {
+    // Measured on the H200: CUDA_VISIBLE_DEVICES "" and "1" give 100, "0,0" gives 101, and neither can
+    // be cleared; cudaGetDevice fails with the same code and leaves its argument unwritten.
+    struct Row {
+        const char* visible;
+        cudaError_t code;
+    };
+    for (const Row& row : {Row{"", cudaErrorNoDevice}, Row{"1", cudaErrorNoDevice}, Row{"0,0", cudaErrorInvalidDevice}}) {
+        CAPTURE(row.visible);
+        ScopedEnvironmentVariable variable("CUDA_VISIBLE_DEVICES", row.visible);
+        conformance::use_machine("h200", "eager", {}, true);
+        int count = kUnwritten;
+        CHECK(cudaGetDeviceCount(&count) == row.code);
+        CHECK(cudaGetLastError() == row.code);
+        CHECK(cudaGetLastError() == row.code);
+        CHECK(cudaPeekAtLastError() == row.code);
+        int device = kUnwritten;
+        CHECK(cudaGetDevice(&device) == row.code);
+        CHECK(device == kUnwritten);
+    }
 }
 
 TEST_CASE("cudaDeviceGetByPCIBusId with a malformed id returns 1") {

@@ -13,7 +13,9 @@ namespace {
 
 using lesson3::StudentCalls;
 
-// count_devices() against the machine's own count; on a machine with nothing usable that is 0.
+// count_devices() against the machine's own count; on a machine with nothing usable that is 0. There
+// the runtime keeps answering its 35, 100 or 101 to every call, cudaGetLastError included (measured on an
+// H200), so no error can be cleared and only the count is judged.
 void expect_count(const std::string& why_zero = "") {
     StudentCalls calls;
     const int counted = calls.watch("count_devices()", [] { return count_devices(); });
@@ -23,7 +25,7 @@ void expect_count(const std::string& why_zero = "") {
     else if (counted != truth && !why_zero.empty()) observed += " (" + why_zero + ")";
     lesson3::expect(counted == truth, "count_devices() returns the number of usable devices", std::to_string(truth),
                     observed);
-    lesson3::expect_no_error_left(calls, "count_devices()");
+    if (truth > 0) lesson3::expect_no_error_left(calls, "count_devices()");
 }
 
 }  // namespace

@@ -80,10 +80,11 @@ cudaError_t cudaDeviceGetPCIBusId(char* pciBusId, int len, int device, Site site
     if (!valid_device(device)) return call.done(cudaErrorInvalidDevice);
     if (pciBusId == nullptr || len <= 0) return call.done(cudaErrorInvalidValue);
     const std::string text = mgpu::sim::pci_bus_id(runtime().machine.devices[device]);
-    // Like snprintf: a short buffer gets the start of the id, always terminated.
+    // Measured on the H200: a buffer of 8 gets "0000:00" (the start of the id, terminated) and the call
+    // returns 1, so a short buffer is both truncated and reported.
     std::snprintf(pciBusId, static_cast<std::size_t>(len), "%s", text.c_str());
     call.set_output(text);
-    return call.done(cudaSuccess);
+    return call.done(static_cast<std::size_t>(len) > text.size() ? cudaSuccess : cudaErrorInvalidValue);
 }
 
 cudaError_t cudaDeviceGetByPCIBusId(int* device, const char* pciBusId, Site site) {
@@ -112,7 +113,7 @@ cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp* prop, Site site)
     if (cudaError_t status = machine_status(); status != cudaSuccess) return call.done(status);
     if (device == nullptr || prop == nullptr) return call.done(cudaErrorInvalidValue);
     // The runtime documents no rule. Measured on one H200: device 0 and success even for compute
-    // capability 99.0. The simulator gives the first device that meets the requested compute
+    // capability 99.0 (checked again 2026-12-02). The simulator gives the first device that meets the requested compute
     // capability and memory, and device 0 when none does: never an error, so the answer proves nothing.
     int chosen = 0;
     const auto& devices = runtime().machine.devices;
