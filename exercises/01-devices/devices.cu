@@ -97,9 +97,10 @@ std::vector<DeviceInfo> list_devices()
 
 int find_device(const std::string& id)
 {
-    // TODO(3) (lesson 1, section 1.5): a UUID ("GPU-...", compare in lowercase) is matched against
-    // uuid_text(properties.uuid) of each device; a PCI bus id is parsed with parse_pci_bus_id and compared,
-    // as numbers, with pci_address_of(device). Return -1 when nothing matches, with no error left behind.
+    // TODO(3) (lesson 1, section 1.5): an id that starts with "GPU-" (in either case) is a UUID: compare its
+    // hex digits in lowercase, lowercase(id.substr(4)), with uuid_text(properties.uuid).substr(4) of each
+    // device. Anything else is a PCI bus id: parse it with parse_pci_bus_id and compare it, as numbers, with
+    // pci_address_of(device). Return -1 when nothing matches, with no error left behind.
     (void)id;   // delete this line once you use it
     return -1;
 }
