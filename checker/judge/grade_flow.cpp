@@ -119,9 +119,10 @@ void grade_lesson(const Lesson& lesson, const GradeRequest& request, bool lesson
     std::error_code absent;
     if (on_gpu && !fs::exists(lesson.cuda_build_manifest, absent)) {
         throw KitError("lesson " + std::to_string(lesson.number) +
-                       " has no checker for real GPUs in this build: the kit was configured without nvcc or without "
-                       "CUPTI (CUDA Toolkit 12 or 13). Grade with --backend sim, or install the toolkit and configure "
-                       "the build again.");
+                       " has no checker for real GPUs in this build: either the lesson's checker runs on the simulator "
+                       "only (checker/README.md says which), or the kit was configured without nvcc or without CUPTI "
+                       "(CUDA Toolkit 12 or 13). Grade with --backend sim, or install the toolkit and configure the "
+                       "build again.");
     }
     const LessonBuild build = load_lesson_build(on_gpu ? lesson.cuda_build_manifest : lesson.build_manifest);
     BuiltChecker built = build_checker(lesson, build, located.files, build_settings);

@@ -1,5 +1,5 @@
 // Lesson 3, peer-to-peer memory access: the reference solution of peer_access.h.
-// Generated from lessons/03-peer-to-peer/peer_access.master.cu by tools/lessons/make-exercise;
+// Generated from checker/lessons/03-peer-to-peer/master/peer_access.master.cu by tools/lessons/make-exercise;
 // edit the master, not this file.
 #include "peer_access.h"
 

@@ -53,8 +53,35 @@ TEST_CASE("a list enumerates in list order and stops at the first invalid entry"
     CHECK(apply_visible_devices(hgx, "-1").devices.empty());
     CHECK(apply_visible_devices(hgx, "one").devices.empty());
     CHECK(buses(apply_visible_devices(hgx, "2,x")) == std::vector<int>{0x3a});
-    CHECK(buses(apply_visible_devices(hgx, "4,4")) == std::vector<int>{0x9a});
     CHECK(buses(apply_visible_devices(hgx, "5,,6")) == std::vector<int>{0xab});
+}
+
+TEST_CASE("cuda-facts.md: a device listed twice refuses the whole list (\"0,0\" gives 101)")
+{
+    const MachineSpec hgx = load_machine("hgx-h200-8");
+    for (const char* list : {"4,4", "1,4,1"}) {
+        CAPTURE(list);
+        const MachineSpec refused = apply_visible_devices(hgx, list);
+        CHECK(refused.devices.empty());
+        CHECK(!refused.enumeration_problem.empty());
+    }
+    // A repeat after the first invalid entry is never read.
+    CHECK(buses(apply_visible_devices(hgx, "4,x,4")) == std::vector<int>{0x9a});
+    CHECK(apply_visible_devices(hgx, "4,x,4").enumeration_problem.empty());
+}
+
+TEST_CASE("CUDA_DEVICE_ORDER: FASTEST_FIRST keeps the machine's order, PCI_BUS_ID sorts by bus, others are refused")
+{
+    MachineSpec reversed = load_machine("mixed-3");
+    std::swap(reversed.devices[0], reversed.devices[2]);
+    CHECK(buses(apply_device_order(reversed, nullptr)) == buses(reversed));
+    CHECK(buses(apply_device_order(reversed, "FASTEST_FIRST")) == buses(reversed));
+    const MachineSpec by_bus = apply_device_order(reversed, "PCI_BUS_ID");
+    CHECK(buses(by_bus) == std::vector<int>{0x1b, 0x68, 0xb3});
+    CHECK(by_bus.physical_index == std::vector<int>{2, 1, 0});
+    const MachineSpec refused = apply_device_order(reversed, "bogus");
+    CHECK(refused.devices.empty());
+    CHECK(!refused.enumeration_problem.empty());
 }
 
 TEST_CASE("links follow the devices they join")

@@ -161,7 +161,8 @@ bool run_steps(const std::vector<Step>& steps, std::string& diagnostics) {
 
 // The flags every source is compiled with (before the file and output names).
 std::vector<std::string> simulator_compile_flags(const Kit& kit, const fs::path& source_folder) {
-    std::vector<std::string> flags = {"-std=c++20", "-O2", "-Wall", "-I" + source_folder.string()};
+    // -fopenmp: a program may drive its GPUs from OpenMP threads, as it may from std::thread.
+    std::vector<std::string> flags = {"-std=c++20", "-O2", "-Wall", "-fopenmp", "-I" + source_folder.string()};
     // The simulator's headers are system headers here: warnings in them are not the student's to fix.
     for (const auto& folder : header_folders(kit)) {
         flags.push_back("-isystem");
@@ -222,6 +223,7 @@ BuiltProgram build_program(const Kit& kit, const ProgramSources& sources,
     for (const auto& library : kit.sim_libraries()) link.push_back(library.string());
     link.push_back("-Wl,--no-whole-archive");
     for (const auto& flag : kit.sim_link_flags()) link.push_back(flag);
+    link.push_back("-fopenmp");
 
     result.ok = run_steps(rewrites, result.diagnostics) && run_steps(compiles, result.diagnostics) &&
                 run_steps({{link, work / "link.log"}}, result.diagnostics);

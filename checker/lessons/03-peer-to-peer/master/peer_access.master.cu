@@ -1,6 +1,6 @@
 #ifdef SOLUTION
 // Lesson 3, peer-to-peer memory access: the reference solution of peer_access.h.
-// Generated from lessons/03-peer-to-peer/peer_access.master.cu by tools/lessons/make-exercise;
+// Generated from checker/lessons/03-peer-to-peer/master/peer_access.master.cu by tools/lessons/make-exercise;
 // edit the master, not this file.
 #else
 // Lesson 3, peer-to-peer memory access: write the bodies marked TODO(1) to TODO(7).

@@ -17,7 +17,11 @@ void reset_machine(const Options& options) {
     std::lock_guard<std::recursive_mutex> lock(r.mutex);
     // Everything that can fail happens before the old machine is torn down.
     MachineSpec spec = load_machine(options.topology);
-    if (options.apply_cuda_visible_devices) spec = apply_visible_devices(spec, std::getenv("CUDA_VISIBLE_DEVICES"));
+    if (options.apply_cuda_visible_devices) {
+        // The driver orders the devices first and applies CUDA_VISIBLE_DEVICES's indices to that order.
+        spec = apply_device_order(spec, std::getenv("CUDA_DEVICE_ORDER"));
+        spec = apply_visible_devices(spec, std::getenv("CUDA_VISIBLE_DEVICES"));
+    }
     const int count = static_cast<int>(spec.devices.size());
     spec.links.resize(count);
     for (auto& row : spec.links) row.resize(count);
@@ -53,6 +57,7 @@ void reset_machine(const Options& options) {
     r.next_handle_id = 16;
     r.malloc_calls = 0;
     r.enable_calls = 0;
+    r.context_creations.clear();
     r.max_dynamic_shared.clear();
     r.rng.seed(options.schedule.seed);
     ++r.generation;
@@ -121,6 +126,16 @@ bool peer_access_enabled(int from, int to) {
     std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
     if (!valid_device(from) || !valid_device(to)) return false;
     return runtime().devices[from].peer_enabled[to];
+}
+
+bool has_context(int device) {
+    std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
+    return valid_device(device) && runtime().devices[device].context_created;
+}
+
+std::vector<ContextCreation> context_creations() {
+    std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
+    return runtime().context_creations;
 }
 
 }  // namespace mgpu::sim

@@ -15,9 +15,11 @@ constexpr int kVersion = 13000;
 cudaError_t cudaGetDeviceCount(int* count, Site site) {
     ApiCall call("cudaGetDeviceCount", site);
     if (count == nullptr) return call.done(cudaErrorInvalidValue);
-    if (!runtime().machine.has_driver) return call.done(cudaErrorInsufficientDriver);   // count left unwritten
+    // 35 without a driver, 101 for a list the driver refuses, 100 with nothing visible: each
+    // leaves the count unwritten, as measured.
+    if (cudaError_t status = machine_status(); status != cudaSuccess) return call.done(status);
     *count = device_count();
-    return call.done(device_count() == 0 ? cudaErrorNoDevice : cudaSuccess);
+    return call.done(cudaSuccess);
 }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device, Site site) {
@@ -51,6 +53,7 @@ cudaError_t cudaSetDevice(int device, Site site) {
     if (!valid_device(device)) return call.done(cudaErrorInvalidDevice);
     if (device == runtime().options.faults.lost_device) return call.done(cudaErrorDevicesUnavailable);
     current_device() = device;   // no synchronisation, as documented
+    ensure_context(device);      // since CUDA 12 cudaSetDevice initialises the primary context at once
     return call.done(cudaSuccess);
 }
 

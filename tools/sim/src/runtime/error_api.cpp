@@ -73,8 +73,14 @@ constexpr const char* kUnrecognised = "unrecognized error code";
 
 using mgpu::sim::rt::ApiCall;
 
+// A runtime without a device to offer never finishes starting, and asking for the last error tries
+// again. Measured with the CUDA 13.0 runtime: without a driver (35), with CUDA_VISIBLE_DEVICES empty or
+// its first entry invalid (100), with a device listed twice or CUDA_DEVICE_ORDER=bogus (101),
+// cudaGetLastError and cudaPeekAtLastError answer that code every time, from the first call on, and
+// reading it does not clear it.
 cudaError_t cudaGetLastError(mgpu::sim::Site site) {
     ApiCall call("cudaGetLastError", site);
+    if (cudaError_t status = mgpu::sim::rt::machine_status(); status != cudaSuccess) return call.done_without_error(status);
     cudaError_t& stored = mgpu::sim::rt::last_error();
     const cudaError_t result = stored;
     stored = cudaSuccess;
@@ -83,6 +89,7 @@ cudaError_t cudaGetLastError(mgpu::sim::Site site) {
 
 cudaError_t cudaPeekAtLastError(mgpu::sim::Site site) {
     ApiCall call("cudaPeekAtLastError", site);
+    if (cudaError_t status = mgpu::sim::rt::machine_status(); status != cudaSuccess) return call.done_without_error(status);
     return call.done_without_error(mgpu::sim::rt::last_error());
 }
 

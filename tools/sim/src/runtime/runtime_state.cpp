@@ -77,6 +77,9 @@ bool valid_device(int device) { return device >= 0 && device < device_count(); }
 cudaError_t machine_status() {
     Runtime& r = runtime();
     if (!r.machine.has_driver) return cudaErrorInsufficientDriver;
+    // A device listed twice in CUDA_VISIBLE_DEVICES, or an unknown CUDA_DEVICE_ORDER: the runtime
+    // cannot initialise, and every call that needs it answers 101.
+    if (!r.machine.enumeration_problem.empty()) return cudaErrorInvalidDevice;
     if (r.machine.devices.empty()) return cudaErrorNoDevice;
     return cudaSuccess;
 }
@@ -86,7 +89,22 @@ cudaError_t context_status(int device) {
     Runtime& r = runtime();
     if (!valid_device(device)) return cudaErrorInvalidDevice;
     if (device == r.options.faults.lost_device) return cudaErrorDevicesUnavailable;
+    ensure_context(device);   // every call that checks a context's state needs the context
     return r.devices[device].sticky;
+}
+
+void ensure_context(int device) {
+    Runtime& r = runtime();
+    DeviceContext& context = r.devices[device];
+    if (context.context_created) return;
+    context.context_created = true;
+    context.creation.device = device;
+    context.creation.host_thread = host_thread_id();
+    context.creation.api_seq = r.next_api_seq - 1;   // the call being made now
+    context.creation.at_us = host_clock();
+    const auto& calls = r.trace.calls;
+    context.creation.api_name = calls.empty() ? "" : calls.back().name;
+    r.context_creations.push_back(context.creation);
 }
 
 CUstream_st* legacy_stream(int device) { return runtime().devices[device].legacy_stream.get(); }
@@ -170,6 +188,7 @@ void reset_device_context(int device) {
     for (auto it = r.events.begin(); it != r.events.end();)
         it = it->second->device == device ? r.events.erase(it) : std::next(it);
     DeviceContext& context = r.devices[device];
+    context.context_created = false;   // the next call that needs the device creates a new one
     context.sticky = cudaSuccess;
     context.flags = 0;
     context.barrier_op = 0;

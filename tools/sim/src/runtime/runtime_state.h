@@ -55,6 +55,12 @@ struct DeviceContext {
     std::vector<bool> peer_enabled;      // peer_enabled[p]: kernels here may touch device p's memory
     unsigned flags = 0;                  // cudaSetDeviceFlags
     std::uint64_t barrier_op = 0;        // a cudaMemcpyPeer every later operation here waits for
+    // The primary context. The real runtime creates it on the first call that needs the device
+    // (cudaSetDevice since CUDA 12, cudaInitDevice, an allocation, a stream...), never for
+    // enumeration (count, properties, attributes, PCI ids). Each costs about 0.5 GiB and 100-200 ms
+    // on a real GPU, which is why lesson 1 checks who created one.
+    bool context_created = false;
+    ContextCreation creation;            // valid while context_created
 };
 
 // An operation queued on a stream and not yet executed.
@@ -97,6 +103,7 @@ struct Runtime {
 
     int malloc_calls = 0;
     int enable_calls = 0;
+    std::vector<ContextCreation> context_creations;   // every primary context since reset, in order
     std::unordered_map<const void*, int> max_dynamic_shared;   // cudaFuncSetAttribute per kernel
 };
 
@@ -130,6 +137,9 @@ std::vector<CUstream_st*> streams_of_device(int device);   // legacy, per-thread
 CUevent_st* find_event(cudaEvent_t event);
 
 bool can_peer(int from, int to);   // topology's answer for the ordered pair, after injected faults
+
+// Creates the device's primary context if it has none yet (the caller has validated the device).
+void ensure_context(int device);
 
 // Hands every operation of the device back as failed when its context is torn down.
 void reset_device_context(int device);

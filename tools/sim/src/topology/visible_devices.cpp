@@ -1,6 +1,8 @@
 // CUDA_VISIBLE_DEVICES as the driver reads it (cuda-facts.md): unset shows every device, ""
 // shows none, and a list enumerates in list order up to its first invalid entry.
+#include <algorithm>
 #include <cctype>
+#include <tuple>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,10 +56,18 @@ MachineSpec apply_visible_devices(const MachineSpec& machine, const char* cuda_v
     while (true) {
         const std::size_t comma = rest.find(',');
         const auto device = device_for_entry(machine, trimmed(rest.substr(0, comma)));
-        // A device listed twice cannot be shown twice; like any invalid entry it ends the list.
-        bool repeated = false;
-        for (std::size_t taken : chosen) repeated = repeated || (device && taken == *device);
-        if (!device || repeated) break;
+        if (!device) break;
+        // A device listed twice is not skipped: the driver refuses the whole list (measured: "0,0" gives 101).
+        for (std::size_t taken : chosen) {
+            if (taken == *device) {
+                MachineSpec refused = machine;
+                refused.enumeration_problem = "CUDA_VISIBLE_DEVICES lists device " + machine.devices[taken].uuid + " twice";
+                refused.devices.clear();   // nothing can be used, so nothing is shown
+                refused.links.clear();
+                refused.physical_index.clear();
+                return refused;
+            }
+        }
         chosen.push_back(*device);
         if (comma == std::string_view::npos) break;
         rest.remove_prefix(comma + 1);
@@ -76,6 +86,41 @@ MachineSpec apply_visible_devices(const MachineSpec& machine, const char* cuda_v
                 visible.links[a][b] = machine.links[chosen[a]][chosen[b]];
     }
     return visible;
+}
+
+MachineSpec apply_device_order(const MachineSpec& machine, const char* cuda_device_order)
+{
+    if (cuda_device_order == nullptr || !machine.has_driver) return machine;
+    const std::string order = cuda_device_order;
+    if (order == "FASTEST_FIRST") return machine;
+    if (order != "PCI_BUS_ID") {
+        MachineSpec refused = machine;
+        refused.enumeration_problem = "CUDA_DEVICE_ORDER=" + order + " is neither FASTEST_FIRST nor PCI_BUS_ID";
+        refused.devices.clear();   // nothing can be used, so nothing is shown
+        refused.links.clear();
+        refused.physical_index.clear();
+        return refused;
+    }
+    std::vector<std::size_t> by_bus(machine.devices.size());
+    for (std::size_t i = 0; i < by_bus.size(); ++i) by_bus[i] = i;
+    const auto address = [&](std::size_t i) {
+        const DeviceSpec& d = machine.devices[i];
+        return std::tuple{d.pci_domain, d.pci_bus, d.pci_device};
+    };
+    std::stable_sort(by_bus.begin(), by_bus.end(), [&](std::size_t a, std::size_t b) { return address(a) < address(b); });
+    MachineSpec sorted = machine;
+    sorted.devices.clear();
+    sorted.physical_index.clear();
+    sorted.links.assign(by_bus.size(), std::vector<LinkSpec>(by_bus.size()));
+    for (std::size_t a = 0; a < by_bus.size(); ++a) {
+        sorted.devices.push_back(machine.devices[by_bus[a]]);
+        const bool narrowed_before = by_bus[a] < machine.physical_index.size();
+        sorted.physical_index.push_back(narrowed_before ? machine.physical_index[by_bus[a]] : static_cast<int>(by_bus[a]));
+        for (std::size_t b = 0; b < by_bus.size(); ++b)
+            if (by_bus[a] < machine.links.size() && by_bus[b] < machine.links[by_bus[a]].size())
+                sorted.links[a][b] = machine.links[by_bus[a]][by_bus[b]];
+    }
+    return sorted;
 }
 
 }  // namespace mgpu::sim

@@ -321,6 +321,7 @@ enum cudaFuncAttribute {
 #define cudaDeviceLmemResizeToMax 0x10
 #define cudaDeviceSyncMemops 0x80
 #define cudaDeviceMask 0xff
+#define cudaInitDeviceFlagsAreValid 0x01
 
 #define cudaCpuDeviceId ((int)-1)
 #define cudaInvalidDeviceId ((int)-2)

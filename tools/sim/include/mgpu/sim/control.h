@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "mgpu/sim/machine.h"
 #include "mgpu/trace.h"
@@ -77,5 +78,21 @@ std::size_t live_pinned_host_allocations();
 
 // Whether peer access from `from` to `to` is enabled now.
 bool peer_access_enabled(int from, int to);
+
+// One primary context coming to life: which device, on which host thread, during which API call
+// (its seq in the trace and its name) and when on that thread's virtual clock.
+struct ContextCreation {
+    int device = -1;
+    int host_thread = 0;
+    std::uint64_t api_seq = 0;
+    std::string api_name;
+    double at_us = 0;
+};
+
+// Whether the device has a primary context now (created and not reset since).
+bool has_context(int device);
+// Every context created since the last reset_machine, oldest first (cudaDeviceReset and a later
+// call that needs the device give a second entry for it).
+std::vector<ContextCreation> context_creations();
 
 }  // namespace mgpu::sim

@@ -91,6 +91,9 @@ struct MachineSpec {
     std::vector<std::vector<LinkSpec>> links;   // links[a][b], n x n; the diagonal is a default LinkSpec
     // After CUDA_VISIBLE_DEVICES: each device's number on the whole machine (empty: not narrowed).
     std::vector<int> physical_index;
+    // Why the runtime cannot enumerate at all, when it cannot: a device CUDA_VISIBLE_DEVICES lists
+    // twice, or an unknown CUDA_DEVICE_ORDER. Every call then answers 101 (cudaErrorInvalidDevice).
+    std::string enumeration_problem;
     CostModel cost;
 };
 
@@ -106,8 +109,13 @@ MachineSpec load_machine(const std::string& name_or_path);
 std::vector<std::string> preset_names();
 
 // Applies CUDA_VISIBLE_DEVICES (nullptr = unset) as the real driver does: list order, stops at
-// the first invalid entry, "" hides every device.
+// the first invalid entry, "" hides every device; a device listed twice sets enumeration_problem.
 MachineSpec apply_visible_devices(const MachineSpec& machine, const char* cuda_visible_devices);
+
+// Applies CUDA_DEVICE_ORDER (nullptr = unset): FASTEST_FIRST, the default, keeps the machine's own
+// order (presets and files list their devices fastest first); PCI_BUS_ID sorts by PCI domain, bus
+// and device, as nvidia-smi numbers them; any other value sets enumeration_problem.
+MachineSpec apply_device_order(const MachineSpec& machine, const char* cuda_device_order);
 
 // The machine as a machine file with every property written out (`mgpu topo --json`);
 // loading that text gives an equal machine.

@@ -1,0 +1,294 @@
+#ifdef SOLUTION
+// Lesson 1, device enumeration and selection: the reference solution of devices.h.
+// Generated from checker/lessons/01-devices/master/devices.master.cu by tools/lessons/make-exercise;
+// edit the master, not this file.
+#else
+// Lesson 1, device enumeration and selection: write the bodies marked TODO(1) to TODO(6).
+// Each TODO names the section of lessons/01-devices/README.md that teaches it.
+//   tools/mgpu run 1     builds this file with main.cu and shows what works so far
+//   tools/mgpu check 1   grades it on several simulated machines
+// Every body compiles as given and returns a harmless default until you write it.
+#endif
+#include "devices.h"
+
+#include <cctype>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+// "GPU-" and the 16 bytes of a cudaUUID_t as 8-4-4-4-12 lowercase hex digits: the form nvidia-smi -L
+// prints, so that a UUID from this program can be pasted into CUDA_VISIBLE_DEVICES.
+#ifdef SOLUTION
+std::string uuid_text(const cudaUUID_t& uuid)
+#else
+// [[maybe_unused]] on the helpers keeps the compiler quiet until your code uses them; you may delete it then.
+[[maybe_unused]] std::string uuid_text(const cudaUUID_t& uuid)
+#endif
+{
+    std::string text = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+        char pair[3];
+        std::snprintf(pair, sizeof pair, "%02x", static_cast<unsigned>(static_cast<unsigned char>(uuid.bytes[i])));
+        text += pair;
+    }
+    return text;
+}
+
+#ifdef SOLUTION
+std::string lowercase(std::string text)
+#else
+[[maybe_unused]] std::string lowercase(std::string text)
+#endif
+{
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+// Where a board sits on the PCI bus. Compared as numbers, so "0000:1B:00.0" (CUDA) and
+// "00000000:1b:00.0" (nvidia-smi) are the same address.
+struct PciAddress {
+    unsigned domain = 0, bus = 0, device = 0;
+    bool operator==(const PciAddress&) const = default;
+};
+
+// "domain:bus:device.function" in hexadecimal, the domain 4 or 8 digits long; nullopt when `id` is not
+// in that form.
+#ifdef SOLUTION
+std::optional<PciAddress> parse_pci_bus_id(const std::string& id)
+#else
+[[maybe_unused]] std::optional<PciAddress> parse_pci_bus_id(const std::string& id)
+#endif
+{
+    unsigned domain = 0, bus = 0, device = 0, function = 0;
+    int used = 0;
+    if (std::sscanf(id.c_str(), "%8x:%2x:%2x.%1x%n", &domain, &bus, &device, &function, &used) != 4) return std::nullopt;
+    if (used != static_cast<int>(id.size()) || id.find(':') > 8) return std::nullopt;
+    return PciAddress{domain, bus, device};
+}
+
+// The device's PCI address from three attributes: cheap, and no context needed.
+#ifdef SOLUTION
+std::optional<PciAddress> pci_address_of(int device)
+#else
+[[maybe_unused]] std::optional<PciAddress> pci_address_of(int device)
+#endif
+{
+    int domain = 0, bus = 0, slot = 0;
+    if (cudaDeviceGetAttribute(&domain, cudaDevAttrPciDomainId, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bus, cudaDevAttrPciBusId, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&slot, cudaDevAttrPciDeviceId, device) != cudaSuccess) {
+        cudaGetLastError();
+        return std::nullopt;
+    }
+    return PciAddress{static_cast<unsigned>(domain), static_cast<unsigned>(bus), static_cast<unsigned>(slot)};
+}
+
+// Compute capability compared the way versions compare: the major number first, the minor only
+// between equal majors. 9.0 meets "at least 8.9"; 8.0 does not.
+#ifdef SOLUTION
+bool capability_at_least(int major, int minor, int want_major, int want_minor)
+#else
+[[maybe_unused]] bool capability_at_least(int major, int minor, int want_major, int want_minor)
+#endif
+{
+    return major > want_major || (major == want_major && minor >= want_minor);
+}
+
+}  // namespace
+
+int count_devices()
+{
+#ifdef SOLUTION
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        // 100 (nothing visible), 35 (no driver) and 101 (CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER refused)
+        // all mean that this process has no device to use, and the runtime left `count` unwritten. The
+        // code cannot be cleared (every later call answers it again), so there is nothing to tidy up.
+        return 0;
+    }
+    return count;
+#else
+    // TODO(1) (lesson 1, section 1.2): ask cudaGetDeviceCount. It never answers "success with 0": with
+    // nothing visible it returns cudaErrorNoDevice (100), without a driver cudaErrorInsufficientDriver (35),
+    // for a refused CUDA_VISIBLE_DEVICES cudaErrorInvalidDevice (101), and each time it leaves the count
+    // unwritten. Return 0 then, and the count when the call succeeds.
+    return -1;
+#endif
+}
+
+std::vector<DeviceInfo> list_devices()
+{
+    std::vector<DeviceInfo> devices;
+#ifdef SOLUTION
+    const int count = count_devices();
+    for (int device = 0; device < count; ++device) {
+        // Properties and PCI ids come from the driver's description of the board: no context is created,
+        // which matters on a machine of eight GPUs where each context would cost half a GiB.
+        cudaDeviceProp properties;
+        if (cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
+            cudaGetLastError();
+            continue;
+        }
+        DeviceInfo info;
+        info.ordinal = device;
+        info.name = properties.name;
+        info.major = properties.major;
+        info.minor = properties.minor;
+        info.multiprocessors = properties.multiProcessorCount;
+        info.total_memory = properties.totalGlobalMem;
+        char bus_id[32];   // the runtime needs 13 characters; room to spare costs nothing
+        if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) == cudaSuccess) info.pci_bus_id = bus_id;
+        else cudaGetLastError();
+        info.uuid = uuid_text(properties.uuid);
+        devices.push_back(info);
+    }
+#else
+    // TODO(2) (lesson 1, sections 1.3 and 1.5): one DeviceInfo per device from 0 to count_devices() - 1.
+    // cudaGetDeviceProperties gives the name, compute capability, SM count, total memory and the UUID
+    // (format it with uuid_text); cudaDeviceGetPCIBusId gives the bus id in CUDA's spelling. Neither needs
+    // the device to be current: never call cudaSetDevice or cudaMemGetInfo here (section 1.7 says why).
+#endif
+    return devices;
+}
+
+int find_device(const std::string& id)
+{
+#ifdef SOLUTION
+    const int count = count_devices();
+    if (lowercase(id.substr(0, 4)) == "gpu-") {
+        // UUIDs are hexadecimal: compare their digits in one case.
+        const std::string wanted = lowercase(id.substr(4));
+        for (int device = 0; device < count; ++device) {
+            cudaDeviceProp properties;
+            if (cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
+                cudaGetLastError();
+                continue;
+            }
+            if (uuid_text(properties.uuid).substr(4) == wanted) return device;
+        }
+        return -1;
+    }
+    // A bus id is compared as an address, not as text: nvidia-smi writes the domain with 8 digits and
+    // CUDA with 4, and either may be upper or lower case.
+    const std::optional<PciAddress> wanted = parse_pci_bus_id(id);
+    if (!wanted) return -1;
+    for (int device = 0; device < count; ++device) {
+        if (pci_address_of(device) == wanted) return device;
+    }
+    return -1;
+#else
+    // TODO(3) (lesson 1, section 1.5): an id that starts with "GPU-" (in either case) is a UUID: compare its
+    // hex digits in lowercase, lowercase(id.substr(4)), with uuid_text(properties.uuid).substr(4) of each
+    // device. Anything else is a PCI bus id: parse it with parse_pci_bus_id and compare it, as numbers, with
+    // pci_address_of(device). Return -1 when nothing matches, with no error left behind.
+    (void)id;   // delete this line once you use it
+    return -1;
+#endif
+}
+
+int pick_device(const Requirements& needs)
+{
+#ifdef SOLUTION
+    const int count = count_devices();
+    int best = -1;
+    // The preference as one comparable key: more memory, then more SMs, then the lower PCI address
+    // (negated so that larger is better throughout).
+    std::tuple<std::size_t, int, long long> best_key{};
+    for (int device = 0; device < count; ++device) {
+        cudaDeviceProp properties;
+        if (cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
+            cudaGetLastError();
+            continue;
+        }
+        if (!capability_at_least(properties.major, properties.minor, needs.min_major, needs.min_minor)) continue;
+        if (properties.totalGlobalMem < needs.min_memory) continue;
+        const long long address = (static_cast<long long>(properties.pciDomainID) << 16) |
+                                  (static_cast<long long>(properties.pciBusID) << 8) | properties.pciDeviceID;
+        const std::tuple<std::size_t, int, long long> key{properties.totalGlobalMem, properties.multiProcessorCount,
+                                                          -address};
+        if (best < 0 || key > best_key) {
+            best = device;
+            best_key = key;
+        }
+    }
+    return best;
+#else
+    // TODO(4) (lesson 1, sections 1.4 and 1.8): look at every device's properties, skip those below the
+    // compute capability (capability_at_least) or the memory asked for, and keep the best by the header's
+    // rule: most totalGlobalMem, then most multiProcessorCount, then the lowest PCI address (pciDomainID,
+    // pciBusID, pciDeviceID). Return -1 when no device qualifies. Do not ask cudaChooseDevice: it answers
+    // device 0 even for a request no device meets.
+    (void)needs;   // delete this line once you use it
+    return -1;
+#endif
+}
+
+DeviceScope::DeviceScope(int device)
+{
+#ifdef SOLUTION
+    status_ = cudaGetDevice(&previous_);
+    if (status_ != cudaSuccess) {
+        previous_ = -1;
+        cudaGetLastError();   // reported through status()
+        return;
+    }
+    status_ = cudaSetDevice(device);
+    if (status_ != cudaSuccess) {
+        // cudaSetDevice left the current device as it was: nothing to give back.
+        previous_ = -1;
+        cudaGetLastError();
+    }
+#else
+    // TODO(5a) (lesson 1, section 1.10): remember the caller's current device in previous_ (cudaGetDevice),
+    // then make `device` current and keep cudaSetDevice's answer in status_. When it fails, the current
+    // device did not change: set previous_ to -1 so the destructor gives nothing back.
+    (void)device;   // delete this line once you use it
+#endif
+}
+
+DeviceScope::~DeviceScope()
+{
+#ifdef SOLUTION
+    if (previous_ >= 0) cudaSetDevice(previous_);
+#else
+    // TODO(5b) (lesson 1, section 1.10): give the caller's device back (cudaSetDevice(previous_)) unless
+    // previous_ is -1. A destructor runs on every way out of the scope: return, break and exceptions.
+#endif
+}
+
+cudaError_t for_each_device(const std::function<void(int device)>& work)
+{
+#ifdef SOLUTION
+    const int count = count_devices();
+    if (count <= 0) return cudaSuccess;
+    std::vector<cudaError_t> made_current(static_cast<std::size_t>(count), cudaSuccess);
+    std::vector<std::thread> workers;
+    workers.reserve(static_cast<std::size_t>(count));
+    for (int device = 0; device < count; ++device) {
+        workers.emplace_back([&work, &made_current, device] {
+            // The current device belongs to each host thread, and a new thread starts on device 0: this
+            // thread must choose its device itself before its first allocation or launch.
+            made_current[static_cast<std::size_t>(device)] = cudaSetDevice(device);
+            if (made_current[static_cast<std::size_t>(device)] == cudaSuccess) work(device);
+            else cudaGetLastError();
+        });
+    }
+    for (std::thread& worker : workers) worker.join();
+    for (cudaError_t status : made_current) {
+        if (status != cudaSuccess) return status;
+    }
+    return cudaSuccess;
+#else
+    // TODO(6) (lesson 1, section 1.11): start one std::thread per device (count_devices()); in each, call
+    // cudaSetDevice(device) first (a new thread starts on device 0), then work(device). Join every
+    // thread, then return the first cudaSetDevice error, or cudaSuccess. With no device, start none.
+    (void)work;   // delete this line once you use it
+    return cudaErrorNotSupported;
+#endif
+}

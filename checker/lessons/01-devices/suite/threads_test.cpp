@@ -1,0 +1,98 @@
+// Criterion "threads" (lesson section 1.11): for_each_device runs the work once per device, each on a
+// host thread of its own that made the device current first, so every allocation lands on it.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "devices.h"
+#include "expectations.h"
+#include "mgpu/sim/control.h"
+#include "scenario.h"
+#include "student_calls.h"
+
+namespace {
+
+using lesson3::StudentCalls;
+
+// What one call of work(d) saw from the inside.
+struct Visit {
+    std::thread::id thread;
+    int current = -1;             // cudaGetDevice inside the work
+    int allocation_device = -1;   // where its cudaMalloc landed (cudaPointerGetAttributes)
+};
+
+// Runs for_each_device with work that allocates, fills and frees a buffer, and checks where it all ran.
+void expect_one_thread_per_device() {
+    const int devices = lesson1::device_count();
+    std::mutex lock;
+    std::multimap<int, Visit> visits;
+    StudentCalls calls;
+    const cudaError_t status = calls.watch("for_each_device(work)", [&] {
+        return for_each_device([&](int device) {
+            Visit visit;
+            visit.thread = std::this_thread::get_id();
+            cudaGetDevice(&visit.current);
+            void* buffer = nullptr;
+            if (cudaMalloc(&buffer, 4096) == cudaSuccess) {
+                cudaMemset(buffer, 0x5a, 4096);
+                cudaPointerAttributes attributes{};
+                if (cudaPointerGetAttributes(&attributes, buffer) == cudaSuccess) visit.allocation_device = attributes.device;
+                cudaDeviceSynchronize();
+                cudaFree(buffer);
+            }
+            std::lock_guard<std::mutex> guard(lock);
+            visits.emplace(device, visit);
+        });
+    });
+    lesson3::expect_status(status, cudaSuccess, "for_each_device(work)", calls);
+    std::set<std::thread::id> threads;
+    for (int d = 0; d < devices; ++d) {
+        const auto range = visits.equal_range(d);
+        const auto times = std::distance(range.first, range.second);
+        if (!lesson3::expect(times == 1, "work(" + std::to_string(d) + ") is called once", "once",
+                             std::to_string(times) + " time(s)"))
+            return;
+        const Visit& visit = range.first->second;
+        threads.insert(visit.thread);
+        lesson3::expect(visit.thread != std::this_thread::get_id(),
+                        "work(" + std::to_string(d) + ") runs on a host thread of its own, not the caller's",
+                        "a new thread", "the caller's thread");
+        lesson3::expect(visit.current == d, "inside work(" + std::to_string(d) + ") device " + std::to_string(d) +
+                                                " is current on its thread (a new thread starts on device 0)",
+                        "device " + std::to_string(d), "device " + std::to_string(visit.current));
+        lesson3::expect(visit.allocation_device == d, "work(" + std::to_string(d) + ")'s cudaMalloc lands on " +
+                                                          lesson1::device_name(d),
+                        "device " + std::to_string(d), "device " + std::to_string(visit.allocation_device));
+    }
+    lesson3::expect(static_cast<int>(threads.size()) == devices, "each device's work runs on a different thread",
+                    std::to_string(devices) + " threads", std::to_string(threads.size()) + " threads");
+    const auto extra = visits.size() - static_cast<std::size_t>(devices);
+    lesson3::expect(extra == 0, "work is called only for visible devices", "no other calls",
+                    std::to_string(extra) + " other call(s)");
+}
+
+}  // namespace
+
+TEST_CASE("threads: for_each_device on hgx-h200-8 runs each device's work on its own thread") {
+    if (!lesson1::start({"hgx-h200-8"})) return;
+    cudaSetDevice(3);
+    expect_one_thread_per_device();
+    lesson3::expect_current_device(3, "for_each_device");
+}
+
+TEST_CASE("threads: for_each_device on mixed-3 with CUDA_VISIBLE_DEVICES=\"2,0\"") {
+    if (!lesson1::start({"mixed-3", std::string("2,0")})) return;
+    expect_one_thread_per_device();
+}
+
+TEST_CASE("threads: for_each_device on a random subset of hgx-h200-8") {
+    auto random = lesson1::random_for("threads");
+    const std::string list = lesson1::random_visible_list(random, 8, 2 + static_cast<int>(random() % 6));
+    if (!lesson1::start({"hgx-h200-8", list})) return;
+    expect_one_thread_per_device();
+}

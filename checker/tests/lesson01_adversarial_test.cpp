@@ -1,0 +1,89 @@
+// Submissions that try to break or fool the lesson 1 checker (adversarial/lesson01.json): each one
+// ends with a clear reason in the report, the documented exit code, and a grader that is fine.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lesson01_support.h"
+#include "reports.h"
+
+using namespace lesson01_tests;
+using namespace mgpu::judge;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Everything a student reads about one failed case.
+std::string case_text(const CaseResult& test) {
+    std::string text = test.reason + "\n" + test.output_tail;
+    for (const auto& finding : test.findings) text += "\n" + finding.check + " " + finding.expected + " " + finding.observed;
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("lesson 1: adversarial submissions get a clear reason and the documented exit code") {
+    const auto manifest =
+        nlohmann::json::parse(read_text(std::string(MGPU_KIT_ROOT) + "/checker/tests/adversarial/lesson01.json"));
+    const std::string solution = solution_source();
+    const auto& submissions = manifest.at("submissions");
+    for (std::size_t index = 0; index < submissions.size(); ++index) {
+        if (!in_this_shard(index)) continue;
+        const auto& entry = submissions[index];
+        const std::string name = entry.at("name");
+        CAPTURE(name);
+        const std::string source = apply_edits(solution, entry.at("edits"));
+        GradeRequest request = request_for(write_submission("adversarial-" + name, source));
+        // A fifth of real grading's CPU limit, so that each endless case costs seconds; the
+        // reference test holds every correct case to half of it.
+        request.case_cpu_seconds = GradeRequest{}.case_cpu_seconds / 5;
+        request.memory_limit_bytes = std::size_t{1} << 30;
+        GradeReport report = grade_submission(request);
+        INFO(report_text(report));
+        REQUIRE(report.kit_fault.empty());
+        REQUIRE(report.lessons.size() == 1);
+        const LessonResult& lesson = report.lessons[0];
+        const int exit_code = entry.at("exit_code");
+        CHECK(report.exit_code() == exit_code);
+
+        if (exit_code == 3) {
+            CHECK(lesson.outcome == LessonOutcome::NotBuilt);
+            CHECK(lesson.problem_kind == entry.at("problem_kind").get<std::string>());
+            CHECK(lesson.score == 0);
+            const std::string json = gradescope_json(report);
+            const std::string junit = junit_xml(report);
+            const std::string terminal = terminal_report(report, false, false);
+            for (const auto& words : entry.at("problem_words")) {
+                CAPTURE(words.get<std::string>());
+                CHECK(contains(lesson.problem, words));
+                CHECK(contains(terminal, words));
+            }
+            CHECK(contains(json, lesson.problem_kind));
+            CHECK(contains(junit, lesson.problem_kind));
+            continue;
+        }
+
+        REQUIRE(lesson.outcome == LessonOutcome::Graded);
+        bool status_seen = false, words_seen = false;
+        for (const auto& test : lesson.cases) {
+            if (!counts_as_failed(test.status)) continue;
+            for (const auto& status : entry.at("failing_statuses")) {
+                if (to_string(test.status) != status.get<std::string>()) continue;
+                status_seen = true;
+                bool all_words = true;
+                for (const auto& words : entry.at("reason_words")) all_words = all_words && contains(case_text(test), words);
+                words_seen = words_seen || all_words;
+            }
+        }
+        CHECK(status_seen);
+        CHECK(words_seen);
+        for (const auto& intact : entry.at("intact_criteria")) {
+            const CriterionResult& result = criterion(lesson, intact);
+            CAPTURE(result.criterion.name);
+            CHECK(result.earned == doctest::Approx(result.max));
+        }
+    }
+}

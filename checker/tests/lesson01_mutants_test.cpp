@@ -1,0 +1,42 @@
+// Each mutant of the reference solution (broken in one way on purpose, generated into the build
+// folder from checker/lessons/01-devices/mutants/manifest.json) must lose points in exactly
+// the criterion its manifest names, and only there.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "lesson01_support.h"
+
+using namespace lesson01_tests;
+using namespace mgpu::judge;
+
+TEST_CASE("lesson 1: each mutant loses points in its criterion and only there") {
+    const std::string manifest_path = std::string(MGPU_KIT_ROOT) + "/checker/lessons/01-devices/mutants/manifest.json";
+    const std::string folder = std::string(MGPU_LESSON01_MUTANTS) + "/";
+    const auto manifest = nlohmann::json::parse(read_text(manifest_path));
+    const auto& mutants = manifest.at("mutants");
+    for (std::size_t index = 0; index < mutants.size(); ++index) {
+        if (!in_this_shard(index)) continue;
+        const std::string file = mutants[index].at("file");
+        const std::string expected = mutants[index].at("criterion");
+        const std::string name = file.substr(0, file.rfind('.'));
+        GradeReport report = grade_submission(request_for(write_submission("mutant-" + name, read_text(folder + file))));
+        CAPTURE(file);
+        CAPTURE(mutants[index].at("description").get<std::string>());
+        INFO(report_text(report));
+        REQUIRE(report.lessons.size() == 1);
+        const LessonResult& lesson = report.lessons[0];
+        REQUIRE(lesson.outcome == LessonOutcome::Graded);
+        for (const auto& result : lesson.criteria) {
+            CAPTURE(result.criterion.name);
+            if (result.criterion.name == expected) {
+                CHECK(result.earned < result.max - 1e-9);
+            } else {
+                CHECK(result.earned == doctest::Approx(result.max));
+            }
+        }
+        CHECK(report.exit_code() == 1);
+    }
+}
