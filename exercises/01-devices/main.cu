@@ -37,7 +37,7 @@ int main()
     std::printf("Task 1: count_devices\n");
     const int count = count_devices();
     const bool counted = expect(count >= 0, "count_devices() = " + std::to_string(count),
-                                "write TODO(1) in exercises/01-devices/devices.cu (section 1.2)");
+                                "write task 1 in exercises/01-devices/devices.cu (section 1.2)");
     if (count > 0) {
         expect(cudaPeekAtLastError() == cudaSuccess, "no error left behind by count_devices",
                "count_devices should make no failing call on a machine with devices (section 1.2)");
@@ -47,7 +47,7 @@ int main()
                     static_cast<int>(why), cudaGetErrorName(why));
     }
     if (!counted) {
-        std::printf("The other tasks need the count: write TODO(1) first.\n");
+        std::printf("The other tasks need the count: write task 1 first.\n");
         return 1;
     }
     if (count == 0) {
@@ -58,7 +58,7 @@ int main()
     std::printf("Task 2: list_devices\n");
     const std::vector<DeviceInfo> devices = list_devices();
     expect(static_cast<int>(devices.size()) == count, std::to_string(devices.size()) + " records for " +
-           std::to_string(count) + " devices", "one DeviceInfo per ordinal, 0 to count - 1 (TODO(2), section 1.3)");
+           std::to_string(count) + " devices", "one DeviceInfo per ordinal, 0 to count - 1 (task 2, section 1.3)");
     for (const DeviceInfo& d : devices) {
         std::printf("    %d  %-24s cc %d.%d  %3d SMs  %10s  %s  %s\n", d.ordinal, d.name.c_str(), d.major, d.minor,
                     d.multiprocessors, gib(d.total_memory).c_str(), d.pci_bus_id.c_str(), d.uuid.c_str());
@@ -67,19 +67,19 @@ int main()
     std::printf("Task 3: find_device\n");
     for (const DeviceInfo& d : devices) {
         expect(find_device(d.pci_bus_id) == d.ordinal, "find_device(\"" + d.pci_bus_id + "\") = " +
-               std::to_string(d.ordinal), "compare bus ids as addresses (TODO(3), section 1.5)");
+               std::to_string(d.ordinal), "compare bus ids as addresses (task 3, section 1.5)");
         expect(find_device(d.uuid) == d.ordinal, "find_device(\"" + d.uuid + "\") = " + std::to_string(d.ordinal),
-               "compare UUIDs in lowercase (TODO(3), section 1.5)");
+               "compare UUIDs in lowercase (task 3, section 1.5)");
     }
     expect(find_device("0000:FF:1F.0") == -1, "find_device of an address with no GPU = -1",
-           "return -1 when nothing matches (TODO(3))");
+           "return -1 when nothing matches (task 3)");
 
     std::printf("Task 4: pick_device\n");
     const int any = pick_device(Requirements{});
     expect(any >= 0 && any < count, "pick_device(no requirements) = " + std::to_string(any),
-           "every device meets no requirements: return the best by the header's rule (TODO(4), section 1.8)");
+           "every device meets no requirements: return the best by the header's rule (task 4, section 1.8)");
     expect(pick_device(Requirements{99, 0, 0}) == -1, "pick_device(compute capability 99.0) = -1",
-           "refuse when no device qualifies, whatever cudaChooseDevice says (TODO(4), section 1.8)");
+           "refuse when no device qualifies, whatever cudaChooseDevice says (task 4, section 1.8)");
 
     std::printf("Task 5: DeviceScope\n");
     int before = -1, inside = -1, after = -1;
@@ -88,11 +88,11 @@ int main()
         DeviceScope scope(count - 1);
         cudaGetDevice(&inside);
         expect(scope.status() == cudaSuccess && inside == count - 1, "device " + std::to_string(count - 1) +
-               " current inside the scope", "make the device current in the constructor (TODO(5a), section 1.10)");
+               " current inside the scope", "make the device current in the constructor (task 5a, section 1.10)");
     }
     cudaGetDevice(&after);
     expect(after == before, "device " + std::to_string(before) + " current again after the scope",
-           "give the caller's device back in the destructor (TODO(5b), section 1.10)");
+           "give the caller's device back in the destructor (task 5b, section 1.10)");
 
     std::printf("Task 6: for_each_device\n");
     std::vector<int> seen(static_cast<std::size_t>(count), -1);
@@ -106,7 +106,7 @@ int main()
     bool all_right = status == cudaSuccess && calls == count;
     for (int d = 0; d < count; ++d) all_right = all_right && seen[static_cast<std::size_t>(d)] == d;
     expect(all_right, "work(d) ran once per device with d current",
-           "one thread per device, each calling cudaSetDevice first (TODO(6), section 1.11)");
+           "one thread per device, each calling cudaSetDevice first (task 6, section 1.11)");
 
     std::printf("%s\n", failed_checks == 0 ? "Everything here works: run tools/mgpu check 1 for the full grading."
                                            : "Some steps do not work yet.");
