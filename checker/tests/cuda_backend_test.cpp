@@ -8,7 +8,7 @@
 
 #include "gpu_probe.h"
 #include "grading.h"
-#include "lesson03_support.h"
+#include "lesson_grading_support.h"
 #include "process_runner.h"
 #include "submission_build.h"
 
@@ -36,7 +36,7 @@ TEST_CASE("cuda backend: the reference solution builds into a real-GPU checker w
     // The student's file sees the toolkit's headers only, never the simulator's cuda_runtime.h.
     for (const auto& dir : build.include_dirs) CHECK_FALSE(fs::exists(fs::path(dir) / "mgpu" / "sim" / "control.h"));
 
-    const std::string dir = lesson03_tests::write_submission("cuda-backend-solution", lesson03_tests::solution_source());
+    const std::string dir = lesson_tests::write_submission("cuda-backend-solution", lesson_tests::solution_source());
     const std::string file = dir + "/03-peer-to-peer/peer_access.cu";
     BuildSettings settings;
     settings.cache_dir = std::string(MGPU_CHECKER_TEST_CACHE) + "/cuda-backend";
@@ -65,9 +65,9 @@ TEST_CASE("cuda backend: without a GPU, auto grades on the simulator and cuda st
         return;
     }
     CHECK_FALSE(gpu.reason.empty());
-    const std::string dir = lesson03_tests::write_submission("cuda-backend-auto", lesson03_tests::solution_source());
+    const std::string dir = lesson_tests::write_submission("cuda-backend-auto", lesson_tests::solution_source());
 
-    GradeRequest on_cuda = lesson03_tests::request_for(dir);
+    GradeRequest on_cuda = lesson_tests::request_for(dir);
     on_cuda.backend = "cuda";
     const GradeReport refused = grade_submission(on_cuda);
     CHECK(refused.exit_code() == 4);
@@ -75,11 +75,11 @@ TEST_CASE("cuda backend: without a GPU, auto grades on the simulator and cuda st
     CHECK(refused.kit_fault.find("--backend sim") != std::string::npos);
     CHECK(refused.lessons.empty());
 
-    GradeRequest on_auto = lesson03_tests::request_for(dir);
+    GradeRequest on_auto = lesson_tests::request_for(dir);
     on_auto.backend = "auto";
     on_auto.topology = "h200";   // the one-GPU scenarios only: enough to see which backend graded
     const GradeReport graded = grade_submission(on_auto);
-    INFO(lesson03_tests::report_text(graded));
+    INFO(lesson_tests::report_text(graded));
     CHECK(graded.backend == "sim");
     REQUIRE(graded.lessons.size() == 1);
     CHECK(graded.lessons[0].outcome == LessonOutcome::Graded);

@@ -1,5 +1,5 @@
-// Each mutant of the reference solution (broken in one way on purpose, generated into the build
-// folder from checker/lessons/03-peer-to-peer/mutants/manifest.json) must lose points in exactly
+// Each mutant of a lesson's reference solution (broken in one way on purpose, generated into the
+// build folder from checker/lessons/<lesson id>/mutants/manifest.json) must lose points in exactly
 // the criterion its manifest names, and only there.
 #include <doctest/doctest.h>
 
@@ -7,14 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lesson03_support.h"
+#include "lesson_grading_support.h"
 
-using namespace lesson03_tests;
+using namespace lesson_tests;
 using namespace mgpu::judge;
 
-TEST_CASE("lesson 3: each mutant loses points in its criterion and only there") {
-    const std::string manifest_path = std::string(MGPU_KIT_ROOT) + "/checker/lessons/03-peer-to-peer/mutants/manifest.json";
-    const std::string folder = std::string(MGPU_LESSON03_MUTANTS) + "/";
+TEST_CASE("lesson " MGPU_TEST_LESSON_TEXT ": each mutant loses points in its criterion and only there") {
+    const std::string manifest_path =
+        std::string(MGPU_KIT_ROOT) + "/checker/lessons/" MGPU_TEST_LESSON_ID "/mutants/manifest.json";
+    const std::string folder = std::string(MGPU_TEST_LESSON_MUTANTS) + "/";
     const auto manifest = nlohmann::json::parse(read_text(manifest_path));
     const auto& mutants = manifest.at("mutants");
     for (std::size_t index = 0; index < mutants.size(); ++index) {

@@ -1,4 +1,4 @@
-// Submissions that try to break or fool the lesson 1 checker (adversarial/lesson01.json): each one
+// Submissions that try to break or fool a lesson's checker (adversarial/<the lesson's file>.json): each one
 // ends with a clear reason in the report, the documented exit code, and a grader that is fine.
 #include <doctest/doctest.h>
 
@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "lesson01_support.h"
+#include "lesson_grading_support.h"
 #include "reports.h"
 
-using namespace lesson01_tests;
+using namespace lesson_tests;
 using namespace mgpu::judge;
 
 namespace {
@@ -25,9 +25,9 @@ std::string case_text(const CaseResult& test) {
 
 }  // namespace
 
-TEST_CASE("lesson 1: adversarial submissions get a clear reason and the documented exit code") {
+TEST_CASE("lesson " MGPU_TEST_LESSON_TEXT ": adversarial submissions get a clear reason and the documented exit code") {
     const auto manifest =
-        nlohmann::json::parse(read_text(std::string(MGPU_KIT_ROOT) + "/checker/tests/adversarial/lesson01.json"));
+        nlohmann::json::parse(read_text(std::string(MGPU_KIT_ROOT) + "/checker/tests/adversarial/" MGPU_TEST_ADVERSARIAL));
     const std::string solution = solution_source();
     const auto& submissions = manifest.at("submissions");
     for (std::size_t index = 0; index < submissions.size(); ++index) {
@@ -37,9 +37,7 @@ TEST_CASE("lesson 1: adversarial submissions get a clear reason and the document
         CAPTURE(name);
         const std::string source = apply_edits(solution, entry.at("edits"));
         GradeRequest request = request_for(write_submission("adversarial-" + name, source));
-        // A fifth of real grading's CPU limit, so that each endless case costs seconds; the
-        // reference test holds every correct case to half of it.
-        request.case_cpu_seconds = GradeRequest{}.case_cpu_seconds / 5;
+        request.case_cpu_seconds = endless_loop_cpu_seconds();
         request.memory_limit_bytes = std::size_t{1} << 30;
         GradeReport report = grade_submission(request);
         INFO(report_text(report));

@@ -1,4 +1,4 @@
-#include "lesson03_support.h"
+#include "lesson_grading_support.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,7 +9,7 @@
 
 #include "reports.h"
 
-namespace lesson03_tests {
+namespace lesson_tests {
 
 namespace fs = std::filesystem;
 
@@ -17,9 +17,9 @@ mgpu::judge::GradeRequest request_for(const std::string& submission_dir) {
     mgpu::judge::GradeRequest request;
     request.kit_root = MGPU_KIT_ROOT;
     request.submission_dir = submission_dir;
-    request.lesson = 3;
+    request.lesson = MGPU_TEST_LESSON;
     request.lessons_build_dir = MGPU_LESSONS_BUILD;
-    request.cache_dir = std::string(MGPU_CHECKER_TEST_CACHE) + "/lesson03";
+    request.cache_dir = std::string(MGPU_CHECKER_TEST_CACHE) + "/" + MGPU_TEST_LESSON_ID;
     request.jobs = 2;
     return request;   // the limits of real grading (grade.h)
 }
@@ -35,13 +35,13 @@ std::string read_text(const std::string& path) {
 }
 
 std::string solution_source() {
-    return read_text(std::string(MGPU_KIT_ROOT) + "/solutions/03-peer-to-peer/peer_access.cu");
+    return read_text(std::string(MGPU_KIT_ROOT) + "/solutions/" MGPU_TEST_LESSON_ID "/" MGPU_TEST_STUDENT_FILE);
 }
 
 std::string write_submission(const std::string& name, const std::string& source) {
-    const fs::path root = fs::path(MGPU_CHECKER_TEST_CACHE) / "lesson03-submissions" / name;
-    fs::create_directories(root / "03-peer-to-peer");
-    std::ofstream(root / "03-peer-to-peer" / "peer_access.cu", std::ios::binary | std::ios::trunc) << source;
+    const fs::path root = fs::path(MGPU_CHECKER_TEST_CACHE) / (std::string(MGPU_TEST_LESSON_ID) + "-submissions") / name;
+    fs::create_directories(root / MGPU_TEST_LESSON_ID);
+    std::ofstream(root / MGPU_TEST_LESSON_ID / MGPU_TEST_STUDENT_FILE, std::ios::binary | std::ios::trunc) << source;
     return root.string();
 }
 
@@ -69,11 +69,11 @@ const mgpu::judge::CriterionResult& criterion(const mgpu::judge::LessonResult& l
     for (const auto& result : lesson.criteria) {
         if (result.criterion.name == name) return result;
     }
-    throw std::runtime_error("no criterion \"" + name + "\" in lesson 3's rubric");
+    throw std::runtime_error("no criterion \"" + name + "\" in the rubric of lesson " + std::to_string(MGPU_TEST_LESSON));
 }
 
 std::string report_text(const mgpu::judge::GradeReport& report) {
     return mgpu::judge::terminal_report(report, false, false);
 }
 
-}  // namespace lesson03_tests
+}  // namespace lesson_tests
