@@ -33,7 +33,12 @@ void fail_and_stop(const Finding& finding) {
     throw std::runtime_error("case stopped after a failed check");
 }
 
-void set_scenario(const std::string& description) { detail::current_case().scenario = description; }
+// Sent at once as well: a case that then crashes or is stopped never reaches its end record, and
+// its report still names the machine and schedule it ran on.
+void set_scenario(const std::string& description) {
+    detail::current_case().scenario = description;
+    detail::send(nlohmann::json{{"event", "scenario"}, {"text", description}});
+}
 
 void step(const std::string& what) { detail::send(nlohmann::json{{"event", "step"}, {"text", what}}); }
 

@@ -274,6 +274,8 @@ CaseRecords read_records(const std::string& text, const std::string& nonce) {
             finding.symptom = record.value("symptom", false);
             finding.section = record.value("section", "");
             records.findings.push_back(finding);
+        } else if (event == "scenario") {
+            records.scenario = record.value("text", "");
         } else if (event == "step") {
             records.last_step = record.value("text", "");
         } else if (event == "exception") {

@@ -280,7 +280,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
         if (!real_gpu || fs::path(file.name).extension() != ".cu") {   // g++ on the (rewritten) file
             std::vector<std::string> compile = build.cxx;
             compile.insert(compile.end(), build.cxx_flags.begin(), build.cxx_flags.end());
-            compile.insert(compile.end(), {"-std=c++20", "-O1", "-fdiagnostics-color=never", "-iquote", lesson.exercise_dir});
+            compile.insert(compile.end(), {"-std=c++20", "-O1", "-g", "-fdiagnostics-color=never", "-iquote", lesson.exercise_dir});
             // The simulator's headers stand where CUDA's would: system headers, whose own warnings
             // are not the student's business.
             for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});

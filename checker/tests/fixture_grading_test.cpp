@@ -133,6 +133,9 @@ TEST_CASE("a crash in one function fails only the cases that call it") {
     const CaseResult& by_zero = find_case(report, "division: by zero gives 0");
     CHECK(by_zero.status == CaseStatus::Crashed);
     CHECK(contains(by_zero.reason, "segmentation fault"));
+    // Named before the crash, the scenario reaches the report although the case never ended.
+    CHECK(by_zero.scenario == "pcie-4, lazy");
+    CHECK(contains(terminal_report(report, false, false), "[pcie-4, lazy]"));
     CHECK(count_status(report, CaseStatus::Passed) == 5);
     CHECK(report.exit_code() == 1);
 }

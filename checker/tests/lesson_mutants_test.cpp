@@ -12,6 +12,23 @@
 using namespace lesson_tests;
 using namespace mgpu::judge;
 
+namespace {
+
+// The block of the terminal report's first failed case under "What to fix": from its "x" line to
+// the next case or criterion.
+std::string first_failed_case(const std::string& report) {
+    const auto fix = report.find("What to fix");
+    if (fix == std::string::npos) return "";
+    const auto begin = report.find("\n  x ", fix);
+    if (begin == std::string::npos) return "";
+    auto end = report.find("\n  x ", begin + 1);
+    const auto next_criterion = report.find("\n\n", begin + 1);
+    if (next_criterion != std::string::npos && (end == std::string::npos || next_criterion < end)) end = next_criterion;
+    return report.substr(begin + 1, end == std::string::npos ? std::string::npos : end - begin - 1);
+}
+
+}  // namespace
+
 TEST_CASE("lesson " MGPU_TEST_LESSON_TEXT ": each mutant loses points in its criterion and only there") {
     const std::string manifest_path =
         std::string(MGPU_KIT_ROOT) + "/checker/lessons/" MGPU_TEST_LESSON_ID "/mutants/manifest.json";
@@ -39,5 +56,13 @@ TEST_CASE("lesson " MGPU_TEST_LESSON_TEXT ": each mutant loses points in its cri
             }
         }
         CHECK(report.exit_code() == 1);
+        // The first failed case the student reads must name the mistake, where the manifest says how.
+        if (mutants[index].contains("first_message")) {
+            const std::string text = report_text(report);
+            const std::string shown = first_failed_case(text);
+            CAPTURE(shown);
+            for (const auto& phrase : mutants[index].at("first_message"))
+                CHECK(shown.find(phrase.get<std::string>()) != std::string::npos);
+        }
     }
 }

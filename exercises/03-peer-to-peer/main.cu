@@ -119,6 +119,32 @@ bool direction_is_open(int from, int to)
     return status == cudaErrorPeerAccessAlreadyEnabled;
 }
 
+// Whether work queued on `device` so far is still running. An event recorded on the legacy default
+// stream completes only after the earlier work of every blocking stream of that device, and
+// cudaMemcpyPeer's work is among it.
+bool still_running(int device)
+{
+    const int caller = current_device();
+    cudaSetDevice(device);
+    cudaEvent_t probe = nullptr;
+    bool running = false;
+    if (cudaEventCreateWithFlags(&probe, cudaEventDisableTiming) == cudaSuccess) {
+        cudaEventRecord(probe, 0);
+        running = cudaEventQuery(probe) == cudaErrorNotReady;
+        cudaEventSynchronize(probe);
+        cudaEventDestroy(probe);
+    }
+    cudaGetLastError();
+    cudaSetDevice(caller);
+    return running;
+}
+
+bool finished_on_return(int dst_device, int src_device, const std::string& what, const std::string& hint)
+{
+    const bool running = still_running(dst_device) || still_running(src_device);
+    return expect(!running, what + ": its work has finished when it returns", hint);
+}
+
 std::vector<float> random_values(std::size_t n, unsigned seed)
 {
     std::mt19937 generator(seed);
@@ -213,6 +239,15 @@ std::vector<DevicePair> data_pairs()
     return pairs;
 }
 
+int directions_that_can_peer()
+{
+    int count = 0;
+    for (int from = 0; from < device_count; ++from)
+        for (int to = 0; to < device_count; ++to)
+            if (from != to && runtime_can_peer(from, to)) ++count;
+    return count;
+}
+
 void step_can_reach()
 {
     std::printf("\nStep 1, can_reach (task 1, section 3.4). Rows: from, columns: to; the runtime's answer,\n"
@@ -231,9 +266,20 @@ void step_can_reach()
         std::printf("\n");
     }
     std::printf("\n");
+    // Where no pair can peer, "no" everywhere is right, and it is also what an unwritten can_reach says.
+    if (directions_that_can_peer() == 0) {
+        std::printf("  ....  no pair of this machine can peer, so every answer is no whether or not can_reach is\n"
+                    "        written: run on --topology islands-2x2 or hgx-h200-8 to see it answer\n");
+        return;
+    }
     expect(disagreements == 0, "can_reach agrees with cudaDeviceCanAccessPeer for every pair",
            std::to_string(disagreements) + " answers differ: return what cudaDeviceCanAccessPeer reports, "
            "and false for the same device");
+    if (disagreements == directions_that_can_peer() && disagreements > 0) {
+        std::printf("  ....  can_reach says no to every pair: is task 1 written yet? The ids that are not devices\n"
+                    "        are checked once it answers\n");
+        return;
+    }
     expect(!can_reach(-1, 0) && !can_reach(0, device_count), "can_reach says no for ids that are not devices",
            "when cudaDeviceCanAccessPeer fails, answer false");
     no_error_left("can_reach(-1, 0) and can_reach(0, " + std::to_string(device_count) + ")");
@@ -306,15 +352,6 @@ void step_open_peer_access()
             }
 }
 
-int directions_that_can_peer()
-{
-    int count = 0;
-    for (int from = 0; from < device_count; ++from)
-        for (int to = 0; to < device_count; ++to)
-            if (from != to && runtime_can_peer(from, to)) ++count;
-    return count;
-}
-
 int directions_open()
 {
     int count = 0;
@@ -328,8 +365,19 @@ void step_open_all_peer_access()
 {
     std::printf("\nStep 3, open_all_peer_access (task 3, section 3.5)\n");
     const int expected = directions_that_can_peer();
+    if (expected == 0) {
+        std::printf("  ....  no pair of this machine can peer: nothing to open here, so this step shows nothing\n"
+                    "        (run on --topology islands-2x2 or hgx-h200-8)\n");
+        return;
+    }
     cudaSetDevice(0);
     const int opened = open_all_peer_access();
+    if (opened == 0 && directions_open() == 0) {
+        fail("open_all_peer_access returned 0 and opened nothing: not written yet?",
+             "write task 3 in exercises/03-peer-to-peer/peer_access.cu: " + std::to_string(expected) +
+                 " directions can peer here");
+        return;
+    }
     expect(opened == expected, "open_all_peer_access returns " + std::to_string(expected) +
                " (the directions that can peer here)",
            "it returned " + std::to_string(opened) + ": call open_peer_access for every ordered pair that "
@@ -355,8 +403,12 @@ void step_copy_between_devices()
         DeviceBuffer src(pair.src, n), dst(pair.dst, n);
         upload(src, input);
         const cudaError_t status = copy_between_devices(dst.data, pair.dst, src.data, pair.src, n * sizeof(float));
+        // Asked at once: any later call of this driver could wait for the copy itself.
+        const bool finished = status != cudaSuccess ||
+                              finished_on_return(pair.dst, pair.src, what, "cudaMemcpyPeer may return before the "
+                                                 "bytes have landed: wait for the copy before returning (section 3.7)");
         stop_if_sticky(status, "copy_between_devices");
-        if (!expect(status == cudaSuccess, what + ": returns cudaSuccess", "it returned " + describe(status)))
+        if (!expect(status == cudaSuccess, what + ": returns cudaSuccess", "it returned " + describe(status)) || !finished)
             continue;
         const std::string mismatch = compare(download(dst, n), input);
         expect(mismatch.empty(), what, mismatch + ": copy all `bytes` bytes with cudaMemcpyPeer and wait for it");
@@ -384,6 +436,9 @@ void step_scale_from_peer()
             DeviceBuffer src(pair.src, n), dst(pair.dst, n);
             upload(src, input);
             const cudaError_t status = scale_from_peer(dst.data, pair.dst, src.data, pair.src, n, factor);
+            if (status == cudaSuccess)
+                finished_on_return(pair.dst, pair.src, what, "a kernel launch returns before the kernel runs: wait "
+                                   "for it (cudaDeviceSynchronize) before returning (section 3.8)");
             stop_if_sticky(status, "scale_from_peer with " + what);
             if (!expect(status == cudaSuccess, what + ": returns cudaSuccess", "it returned " + describe(status)))
                 continue;
@@ -428,12 +483,13 @@ void step_pipelined_scale()
                    mismatch + ": each kernel must wait (cudaStreamWaitEvent) for its chunk's event, the last "
                    "chunk may be shorter, and the function must wait for the compute stream before returning");
             device_unchanged(caller, "pipelined_scale");
-            // The staging buffer alone is n floats; a smaller drop can be the runtime's own bookkeeping.
-            const std::size_t staging_bytes = shape.n * sizeof(float);
-            expect(free_after + staging_bytes / 2 > free_before, "device " + std::to_string(pair.dst) +
+            // Half the data's size: a smaller drop can be the runtime's own bookkeeping.
+            const std::size_t data_bytes = shape.n * sizeof(float);
+            expect(free_after + data_bytes / 2 > free_before, "device " + std::to_string(pair.dst) +
                        " has as much free memory afterwards as before",
-                   std::to_string(free_before - free_after) + " bytes fewer are free: cudaFree the staging buffer "
-                   "(and destroy the streams and events) before returning");
+                   std::to_string(free_before - free_after) + " bytes fewer are free: the pipeline needs no buffer "
+                   "of its own (each chunk lands in dst); cudaFree anything it allocated before returning "
+                   "(section 3.10)");
         }
     }
 }
@@ -442,8 +498,12 @@ void step_close_all_peer_access()
 {
     std::printf("\nStep 7, close_all_peer_access (task 7, section 3.11)\n");
     const int open_before = directions_open();
-    if (open_before == 0 && directions_that_can_peer() > 0)
-        std::printf("  (nothing is open, so this step shows little until task 2 and task 3 work)\n");
+    if (open_before == 0) {
+        std::printf("  ....  nothing is open, so there is nothing to close: this step shows something once task 2\n"
+                    "        and task 3 open access%s\n",
+                    directions_that_can_peer() == 0 ? " on a machine whose GPUs can peer (--topology islands-2x2)" : "");
+        return;
+    }
     const int caller = device_count - 1;
     cudaSetDevice(caller);
     const int closed = close_all_peer_access();

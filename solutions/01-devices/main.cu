@@ -64,35 +64,50 @@ int main()
                     d.multiprocessors, gib(d.total_memory).c_str(), d.pci_bus_id.c_str(), d.uuid.c_str());
     }
 
+    // A "no" is only worth a PASS once the function has answered a "yes": an unwritten one says no
+    // to everything.
     std::printf("Task 3: find_device\n");
+    bool found_any = false;
     for (const DeviceInfo& d : devices) {
-        expect(find_device(d.pci_bus_id) == d.ordinal, "find_device(\"" + d.pci_bus_id + "\") = " +
-               std::to_string(d.ordinal), "compare bus ids as addresses (task 3, section 1.5)");
-        expect(find_device(d.uuid) == d.ordinal, "find_device(\"" + d.uuid + "\") = " + std::to_string(d.ordinal),
-               "compare UUIDs in lowercase (task 3, section 1.5)");
+        found_any = expect(find_device(d.pci_bus_id) == d.ordinal, "find_device(\"" + d.pci_bus_id + "\") = " +
+                           std::to_string(d.ordinal), "compare bus ids as addresses (task 3, section 1.5)") || found_any;
+        found_any = expect(find_device(d.uuid) == d.ordinal, "find_device(\"" + d.uuid + "\") = " +
+                           std::to_string(d.ordinal), "compare UUIDs in lowercase (task 3, section 1.5)") || found_any;
     }
-    expect(find_device("0000:FF:1F.0") == -1, "find_device of an address with no GPU = -1",
-           "return -1 when nothing matches (task 3)");
+    if (found_any)
+        expect(find_device("0000:FF:1F.0") == -1, "find_device of an address with no GPU = -1",
+               "return -1 when nothing matches (task 3)");
+    else
+        std::printf("  ....  find_device found no device at all: is task 3 written yet?\n");
 
     std::printf("Task 4: pick_device\n");
     const int any = pick_device(Requirements{});
-    expect(any >= 0 && any < count, "pick_device(no requirements) = " + std::to_string(any),
+    const bool picked = expect(any >= 0 && any < count, "pick_device(no requirements) = " + std::to_string(any),
            "every device meets no requirements: return the best by the header's rule (task 4, section 1.8)");
-    expect(pick_device(Requirements{99, 0, 0}) == -1, "pick_device(compute capability 99.0) = -1",
-           "refuse when no device qualifies, whatever cudaChooseDevice says (task 4, section 1.8)");
+    if (picked)
+        expect(pick_device(Requirements{99, 0, 0}) == -1, "pick_device(compute capability 99.0) = -1",
+               "refuse when no device qualifies, whatever cudaChooseDevice says (task 4, section 1.8)");
+    else
+        std::printf("  ....  the refusal of an impossible request is checked once a possible one is answered\n");
 
     std::printf("Task 5: DeviceScope\n");
     int before = -1, inside = -1, after = -1;
     cudaGetDevice(&before);
+    // On one device "current inside" and "given back" hold with nothing written: say so instead.
+    bool switched = false;
     {
         DeviceScope scope(count - 1);
         cudaGetDevice(&inside);
-        expect(scope.status() == cudaSuccess && inside == count - 1, "device " + std::to_string(count - 1) +
+        switched = expect(scope.status() == cudaSuccess && inside == count - 1, "device " + std::to_string(count - 1) +
                " current inside the scope", "make the device current in the constructor (task 5a, section 1.10)");
     }
     cudaGetDevice(&after);
-    expect(after == before, "device " + std::to_string(before) + " current again after the scope",
-           "give the caller's device back in the destructor (task 5b, section 1.10)");
+    if (switched && count > 1)
+        expect(after == before, "device " + std::to_string(before) + " current again after the scope",
+               "give the caller's device back in the destructor (task 5b, section 1.10)");
+    else
+        std::printf("  ....  giving the device back shows only once the scope switches to another device%s\n",
+                    count > 1 ? "" : " (run on a machine with several: --topology mixed-3)");
 
     std::printf("Task 6: for_each_device\n");
     std::vector<int> seen(static_cast<std::size_t>(count), -1);

@@ -162,7 +162,9 @@ bool run_steps(const std::vector<Step>& steps, std::string& diagnostics) {
 // The flags every source is compiled with (before the file and output names).
 std::vector<std::string> simulator_compile_flags(const Kit& kit, const fs::path& source_folder) {
     // -fopenmp: a program may drive its GPUs from OpenMP threads, as it may from std::thread.
-    std::vector<std::string> flags = {"-std=c++20", "-O2", "-Wall", "-fopenmp", "-I" + source_folder.string()};
+    // -g: a crash in host code is reported at the line that caused it (line information only costs
+    // file size).
+    std::vector<std::string> flags = {"-std=c++20", "-O2", "-g", "-Wall", "-fopenmp", "-I" + source_folder.string()};
     // The simulator's headers are system headers here: warnings in them are not the student's to fix.
     for (const auto& folder : header_folders(kit)) {
         flags.push_back("-isystem");

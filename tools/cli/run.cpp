@@ -4,10 +4,17 @@
 #include <regex>
 #include <unistd.h>
 
+#include <fstream>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
 #include "command.h"
 #include "exit_codes.h"
+#include "lessons.h"
 #include "process.h"
 #include "program_build.h"
+#include "run_findings.h"
 #include "topology_choice.h"
 
 namespace mgpu::cli {
@@ -30,15 +37,90 @@ void report_ending(const ExitStatus& status) {
                      "from the host (copy it back with cudaMemcpy first).\n";
 }
 
+// How a lesson's driver is run (checker/lessons/NN-*/lesson.json, "run"): the machine it shows
+// most on, what else is worth a try once it passes, and the sections findings point to.
+struct LessonRun {
+    int number = 0;
+    std::string topology;
+    std::vector<std::string> also_try;
+    FindingSections sections;
+};
+
+// A lesson number, or a folder named as a lesson's exercise folder (a copy of exercises/03-peer-to-peer
+// elsewhere): both run as that lesson's driver.
+std::optional<int> lesson_of_target(const Kit& kit, const std::string& target) {
+    std::error_code error;
+    if (!fs::exists(target, error)) return parse_lesson_number(target);
+    if (!fs::is_directory(target, error)) return std::nullopt;
+    fs::path folder_path = fs::absolute(target).lexically_normal();
+    if (folder_path.filename().empty()) folder_path = folder_path.parent_path();   // "03-peer-to-peer/"
+    const std::string name = folder_path.filename().string();
+    const auto dash = name.find('-');
+    if (dash == std::string::npos) return std::nullopt;
+    auto number = parse_lesson_number(name.substr(0, dash));
+    if (!number) return std::nullopt;
+    auto folder = lesson_folder(kit.root / "exercises", *number);
+    if (!folder || folder->filename().string() != name) return std::nullopt;
+    return number;
+}
+
+LessonRun lesson_run(const Kit& kit, const std::string& target) {
+    LessonRun lesson;
+    auto number = lesson_of_target(kit, target);
+    if (!number) return lesson;
+    auto folder = lesson_folder(kit.root / "checker" / "lessons", *number);
+    if (!folder) return lesson;
+    std::ifstream in(*folder / "lesson.json");
+    const nlohmann::json data = nlohmann::json::parse(in, nullptr, false);
+    if (data.is_discarded() || !data.contains("run")) return lesson;
+    const nlohmann::json& run = data["run"];
+    lesson.number = *number;
+    lesson.topology = run.value("topology", "");
+    lesson.also_try = run.value("also_try", std::vector<std::string>{});
+    lesson.sections = run.value("sections", FindingSections{});
+    return lesson;
+}
+
+void suggest_next(const LessonRun& lesson, const std::string& machine, const std::string& schedule) {
+    std::cerr << "mgpu run: no problem found on " << machine << " with the " << schedule << " schedule.";
+    if (!lesson.also_try.empty()) {
+        std::cerr << " Other machines and schedules can show what this one hides:\n";
+        const bool shuffled = schedule.rfind("shuffle", 0) == 0;
+        for (const auto& options : lesson.also_try) {
+            const bool this_run = options == "--topology " + machine || options == "--schedule " + schedule ||
+                                  (shuffled && options.rfind("--schedule shuffle", 0) == 0);
+            if (!this_run) std::cerr << "  tools/mgpu run " << lesson.number << " " << options << "\n";
+        }
+        std::cerr << "then grade it: tools/mgpu check " << lesson.number << "\n";
+    } else {
+        std::cerr << "\n";
+    }
+}
+
 int run(const Kit& kit, const ParsedArgs& args) {
     if (args.positionals.empty()) throw UsageError("say what to run: a .cu file, a folder, or a lesson number");
+    const LessonRun lesson = lesson_run(kit, args.positionals.front());
     SpawnOptions options;
-    if (auto topology = args.value("--topology"))
+    std::string machine = "h200", schedule_name = "eager";
+    if (auto topology = args.value("--topology")) {
         options.environment.emplace_back("MGPU_TOPOLOGY", checked_topology(*topology));
+        machine = *topology;
+    } else if (!lesson.topology.empty()) {
+        options.environment.emplace_back("MGPU_TOPOLOGY", checked_topology(lesson.topology));
+        machine = lesson.topology;
+    }
     if (auto schedule = args.value("--schedule")) {
         check_schedule(*schedule);
         options.environment.emplace_back("MGPU_SCHEDULE", *schedule);
+        schedule_name = *schedule;
     }
+    const fs::path report_file = kit.build / "run-reports" / (std::to_string(::getpid()) + ".json");
+    {
+        std::error_code ignored;
+        fs::create_directories(report_file.parent_path(), ignored);
+        fs::remove(report_file, ignored);
+    }
+    options.environment.emplace_back("MGPU_RUN_REPORT", report_file.string());
     fs::path trace_file;
     if (auto trace = args.value("--trace")) {
         trace_file = fs::absolute(*trace);
@@ -60,8 +142,27 @@ int run(const Kit& kit, const ParsedArgs& args) {
 
     std::vector<std::string> argv = {program.executable.string()};
     argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
+    if (!lesson.topology.empty() && !args.value("--topology"))
+        std::cerr << "mgpu run: on " << machine << ", the machine this lesson's driver shows most on "
+                  << "(--topology NAME for another)\n";
     ExitStatus status = run_process(argv, options);
     report_ending(status);
+    const RunFindings findings = read_run_findings(report_file, lesson.sections, lesson.number);
+    {
+        std::error_code ignored;
+        fs::remove(report_file, ignored);
+    }
+    if (findings.count > 0) {
+        std::cerr << "\nmgpu run: the simulator saw " << findings.count << " problem" << (findings.count == 1 ? "" : "s")
+                  << " the program's own checks may not show (" << machine << ", " << schedule_name << " schedule):\n"
+                  << findings.text;
+        if (status.ok()) {
+            std::cerr << "mgpu run: the program ended with 0, but these problems make the run fail (exit code 1).\n";
+            return kExitFailed;
+        }
+    } else if (status.ok() && lesson.number > 0) {
+        suggest_next(lesson, machine, schedule_name);
+    }
     if (!trace_file.empty()) {
         if (fs::exists(trace_file))
             std::cerr << "mgpu run: timeline written to " << trace_file.string()
@@ -83,9 +184,13 @@ const Command run_command = {
                  "[--trace FILE.json] [-- ARGS]",
         .summary = "Builds a CUDA program for the simulated multi-GPU machine and runs it.",
         .description =
-            "A lesson number (3) builds every .cu file of its exercise folder (exercises/03-*/); a folder\n"
-            "builds the .cu files in it; a file builds that file alone. The program's exit code is passed\n"
-            "through. Builds are cached in build/run-cache, so an unchanged program starts at once.",
+            "A lesson number (3) builds every .cu file of its exercise folder (exercises/03-*/) and runs it on\n"
+            "the machine that lesson's driver shows most on; a folder builds the .cu files in it; a file\n"
+            "builds that file alone. After the program's own output, run lists what the simulator saw:\n"
+            "data races between streams, device work still running when the program ended, and streams,\n"
+            "events and memory never released, each at the line that caused it. The program's exit code is\n"
+            "passed through, except that a program ending with 0 despite such problems gives 1. Builds are\n"
+            "cached in build/run-cache, so an unchanged program starts at once.",
         .options =
             {
                 {"--topology", "NAME|FILE", "the simulated machine: a preset (tools/mgpu topo --list) or a JSON file"},

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 #include <unistd.h>
 
 #include "cli_invocation.h"
@@ -100,4 +102,141 @@ TEST_CASE("a file without main() is told to run its lesson or folder instead") {
     INFO(result.output);
     CHECK(result.code == 1);
     CHECK(result.output.find("no main()") != std::string::npos);
+}
+
+// What the simulator saw is listed after the program's output, at the lines that caused it; a
+// program that ends with 0 despite it makes run answer 1.
+TEST_CASE("run reports a data race between two streams at the lines of both operations") {
+    ScratchFolder folder;
+    fs::path source = folder.write("race.cu", R"(#include <cstdio>
+
+__global__ void twice(float* out, const float* in, size_t n)
+{
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) out[i] = 2 * in[i];
+}
+
+int main()
+{
+    const size_t n = 1 << 22;
+    float *host = nullptr, *in = nullptr, *out = nullptr;
+    cudaMallocHost(&host, n * sizeof(float));
+    cudaMalloc(&in, n * sizeof(float));
+    cudaMalloc(&out, n * sizeof(float));
+    cudaStream_t copies, kernels;
+    cudaStreamCreateWithFlags(&copies, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&kernels, cudaStreamNonBlocking);
+    cudaMemcpyAsync(in, host, n * sizeof(float), cudaMemcpyHostToDevice, copies);
+    twice<<<1024, 256, 0, kernels>>>(out, in, n);
+    cudaDeviceSynchronize();
+    cudaStreamDestroy(copies);
+    cudaStreamDestroy(kernels);
+    cudaFree(in);
+    cudaFree(out);
+    cudaFreeHost(host);
+    std::printf("done\n");
+    return 0;
+}
+)");
+    CliResult result = run_cli("run " + source.string());
+    INFO(result.output);
+    CHECK(result.code == 1);
+    CHECK(result.output.find("done") != std::string::npos);
+    CHECK(result.output.find("race") != std::string::npos);
+    CHECK(result.output.find("kernel twice at " + source.string() + ":19") != std::string::npos);
+    CHECK(result.output.find("cudaMemcpyAsync at " + source.string() + ":18") != std::string::npos);
+    CHECK(result.output.find("cudaStreamWaitEvent") != std::string::npos);
+    CHECK(result.output.find("leak") == std::string::npos);
+
+    // Ordered by an event, the same program is clean and its exit code passes through.
+    std::string ordered = R"(cudaMemcpyAsync(in, host, n * sizeof(float), cudaMemcpyHostToDevice, copies);
+    cudaEvent_t arrived;
+    cudaEventCreateWithFlags(&arrived, cudaEventDisableTiming);
+    cudaEventRecord(arrived, copies);
+    cudaStreamWaitEvent(kernels, arrived, 0);
+    cudaEventDestroy(arrived);)";
+    std::string text;
+    {
+        std::ifstream in(source);
+        text.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const std::string racy = "cudaMemcpyAsync(in, host, n * sizeof(float), cudaMemcpyHostToDevice, copies);";
+    text.replace(text.find(racy), racy.size(), ordered);
+    fs::path fixed = folder.write("ordered.cu", text);
+    CliResult clean = run_cli("run " + fixed.string());
+    INFO(clean.output);
+    CHECK(clean.code == 0);
+    CHECK(clean.output.find("problem") == std::string::npos);
+}
+
+TEST_CASE("run reports streams, events and memory never released, once per line that leaked") {
+    ScratchFolder folder;
+    fs::path source = folder.write("leak.cu", R"(#include <cstdio>
+
+int main()
+{
+    for (int i = 0; i < 3; ++i) {
+        cudaStream_t stream;
+        cudaStreamCreate(&stream);
+    }
+    cudaEvent_t event;
+    cudaEventCreate(&event);
+    float* buffer = nullptr;
+    cudaMalloc(&buffer, 4096);
+    float* pinned = nullptr;
+    cudaMallocHost(&pinned, 8192);
+    return 0;
+}
+)");
+    CliResult result = run_cli("run " + source.string());
+    INFO(result.output);
+    CHECK(result.code == 1);
+    CHECK(result.output.find("3 streams created at " + source.string() + ":7") != std::string::npos);
+    CHECK(result.output.find("1 event created at " + source.string() + ":10") != std::string::npos);
+    CHECK(result.output.find("4096 bytes of device memory in 1 allocation made at " + source.string() + ":12") !=
+          std::string::npos);
+    CHECK(result.output.find("8192 bytes of page-locked host memory allocated at " + source.string() + ":14") !=
+          std::string::npos);
+    CHECK(result.output.find("4 problems") != std::string::npos);
+}
+
+TEST_CASE("run reports device work still running when the program ended") {
+    ScratchFolder folder;
+    fs::path source = folder.write("unwaited.cu", R"(__global__ void fill(float* out, size_t n)
+{
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) out[i] = 1;
+}
+
+int main()
+{
+    const size_t n = 1 << 24;
+    float* out = nullptr;
+    cudaMalloc(&out, n * sizeof(float));
+    fill<<<256, 256>>>(out, n);
+    return 0;
+}
+)");
+    CliResult result = run_cli("run " + source.string());
+    INFO(result.output);
+    CHECK(result.code == 1);
+    CHECK(result.output.find("unfinished  kernel fill at " + source.string() + ":11") != std::string::npos);
+    CHECK(result.output.find("was still running when the program ended") != std::string::npos);
+}
+
+TEST_CASE("host code that reads device memory is stopped at its own line") {
+    ScratchFolder folder;
+    fs::path source = folder.write("peek.cu", R"(#include <cstdio>
+
+int main()
+{
+    int* values = nullptr;
+    cudaMalloc(&values, 16 * sizeof(int));
+    std::printf("%d\n", values[3]);
+    return 0;
+}
+)");
+    CliResult result = run_cli("run " + source.string());
+    INFO(result.output);
+    CHECK(result.code != 0);
+    CHECK(result.output.find("host code near " + source.string() + ":7 read device memory") != std::string::npos);
+    CHECK(result.output.find("allocated at " + source.string() + ":6") != std::string::npos);
 }

@@ -3,6 +3,9 @@
 // one call; the suite's own buffers are made before and freed after, outside that window.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -87,17 +90,42 @@ void expect_memory_returned(const std::vector<std::size_t>& before, const std::v
     }
 }
 
+// The handle a creating call produced, from its recorded output ("... -> stream#17"); 0 when the
+// trace does not show it.
+long long created_handle(const mgpu::trace::ApiCall& call, const std::string& kind) {
+    const std::string marker = kind + "#";
+    const auto at = call.text.rfind(marker);
+    if (at == std::string::npos) return 0;
+    return std::atoll(call.text.c_str() + at + marker.size());
+}
+
+// The creation whose handle was never destroyed, so that `at` points at the line that leaked;
+// the first creation when the trace cannot tell them apart.
+const mgpu::trace::ApiCall* leaked_creation(const std::vector<mgpu::trace::ApiCall>& created,
+                                            const std::vector<mgpu::trace::ApiCall>& destroyed, const std::string& kind) {
+    std::set<long long> gone;
+    for (const auto& call : destroyed)
+        if (!call.args.empty()) gone.insert(call.args.front());
+    for (const auto& call : created) {
+        const long long handle = created_handle(call, kind);
+        if (handle != 0 && gone.count(handle) == 0) return &call;
+    }
+    return created.empty() ? nullptr : &created.front();
+}
+
 void expect_destroyed(std::size_t before, std::size_t after, const StudentCalls& calls, const std::string& kind,
                       const std::vector<std::string>& create_names, const std::string& destroy_name) {
     std::vector<mgpu::trace::ApiCall> created;
     for (const auto& name : create_names) {
         for (const auto& call : calls.successful(name)) created.push_back(call);
     }
+    std::sort(created.begin(), created.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
+    const std::vector<mgpu::trace::ApiCall> destroyed = calls.successful(destroy_name);
     expect(after == before, "pipelined_scale destroys every " + kind + " it creates (" + destroy_name + ")",
            std::to_string(before) + " live " + kind + "s after the call, as before",
            std::to_string(after) + " live (" + std::to_string(created.size()) + " created, " +
-               std::to_string(calls.successful(destroy_name).size()) + " destroyed)",
-           created.empty() ? nullptr : &created.front());
+               std::to_string(destroyed.size()) + " destroyed)",
+           leaked_creation(created, destroyed, kind), "3.10");
 }
 
 }  // namespace

@@ -74,12 +74,13 @@ TEST_CASE("directional enabling: open_peer_access opens from `from` whatever dev
     StudentCalls calls;
     const cudaError_t status = calls.watch("open_peer_access(1, 4)", [] { return open_peer_access(1, 4); });
     expect_status(status, cudaSuccess, "open_peer_access(1, 4) with device 6 current", calls);
-    expect(peer_access_enabled(1, 4), "open_peer_access(1, 4) with device 6 current opens 1 -> 4", "1 -> 4 open",
-           "1 -> 4 closed");
+    // The call made with the wrong device current is the cause; the closed direction its effect.
     for (const auto& call : calls.calls_named("cudaDeviceEnablePeerAccess")) {
         expect(call.device == 1, "cudaDeviceEnablePeerAccess is called with `from` (device 1) current",
-               "device 1 current", "device " + std::to_string(call.device) + " current", &call);
+               "device 1 current", "device " + std::to_string(call.device) + " current", &call, "3.5");
     }
+    expect(peer_access_enabled(1, 4), "open_peer_access(1, 4) with device 6 current opens 1 -> 4", "1 -> 4 open",
+           "1 -> 4 closed", nullptr, "3.5");
 }
 
 TEST_CASE("directional enabling: open_peer_access gives the caller's current device back") {

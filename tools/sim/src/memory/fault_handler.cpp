@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "memory/device_ranges.h"
+#include "memory/fault_location.h"
 #include "memory/memory.h"
 #include "memory/memory_detail.h"
 #include "memory/thread_guard.h"
@@ -56,33 +57,44 @@ void die_of_this_fault() {
 }
 
 // The process's last words, so snprintf's lack of signal safety costs nothing.
-void report_host_access(std::uintptr_t address, int device, Access access) {
+// Buffers the grader allocates are passed to the student's functions; its source is not the
+// student's to read, so such a buffer is named by what it is instead.
+bool grader_site(const char* file) { return std::strstr(file, "checker/") != nullptr; }
+
+void report_host_access(std::uintptr_t address, int device, Access access, std::uintptr_t instruction) {
     // The process dies next: flush what the program printed so far, so that the student sees how
     // far it got. Not async-signal-safe, but the fault is in the program's own code, not in stdio.
     std::fflush(stdout);
-    static char message[1024];
+    static char message[2048];
     const char* verb = access == Access::Write ? "wrote to" : access == Access::Read ? "read" : "dereferenced";
     const char* advice = access == Access::Write ? "fill a host buffer and copy it to the device with cudaMemcpy instead"
                          : access == Access::Read ? "copy it to the host with cudaMemcpy first"
                                                   : "move data between host and device with cudaMemcpy";
+    // "near": in optimised code a load is often attributed to the line that uses its value.
+    static char line[600];
+    char code[640] = "host code";
+    if (source_line_of(instruction, line, sizeof line)) std::snprintf(code, sizeof code, "host code near %s", line);
     Allocation allocation;
     int length = 0;
     if (detail::find_device_without_waiting(address, &allocation)) {
         char where[300] = "";
-        if (allocation.site.file != nullptr && allocation.site.file[0] != '\0') {
+        if (allocation.site.file != nullptr && grader_site(allocation.site.file)) {
+            std::snprintf(where, sizeof where, ", a buffer the grader passed to your function");
+        } else if (allocation.site.file != nullptr && allocation.site.file[0] != '\0') {
             std::snprintf(where, sizeof where, " (allocated at %s:%d)", allocation.site.file, allocation.site.line);
         }
         length = std::snprintf(message, sizeof message,
-                               "error: host code %s device memory at %p: byte %zu of a %zu-byte cudaMalloc allocation "
+                               "error: %s %s device memory at %p: byte %zu of a %zu-byte cudaMalloc allocation "
                                "on device %d%s. Host code cannot read or write GPU memory; %s.\n",
-                               verb, reinterpret_cast<void*>(address), static_cast<std::size_t>(address - allocation.base),
-                               allocation.size, device, where, advice);
+                               code, verb, reinterpret_cast<void*>(address),
+                               static_cast<std::size_t>(address - allocation.base), allocation.size, device, where,
+                               advice);
     } else {
         length = std::snprintf(message, sizeof message,
-                               "error: host code %s device memory at %p: an address on device %d outside every live "
+                               "error: %s %s device memory at %p: an address on device %d outside every live "
                                "cudaMalloc allocation (freed already, or past the end of one). Host code cannot read or "
                                "write GPU memory; %s.\n",
-                               verb, reinterpret_cast<void*>(address), device, advice);
+                               code, verb, reinterpret_cast<void*>(address), device, advice);
     }
     if (length > 0) write_all(message, std::min<std::size_t>(static_cast<std::size_t>(length), sizeof message - 1));
 }
@@ -135,7 +147,7 @@ void on_fault(int signal_number, siginfo_t* info, void* context) {
         siglongjmp(*guard->way_back, 1);
     }
     if (owner >= 0) {
-        report_host_access(address, owner, access_kind(context));
+        report_host_access(address, owner, access_kind(context), faulting_instruction(context));
         die_of_this_fault();
         errno = saved_errno;
         return;

@@ -103,6 +103,14 @@ std::size_t live_host_allocations() {
     return count;
 }
 
+std::vector<HostRange> host_ranges() {
+    HostTable& t = host_table();
+    std::lock_guard lock(t.mutex);
+    std::vector<HostRange> ranges;
+    for (const auto& [base, range] : t.ranges) ranges.push_back(range);
+    return ranges;
+}
+
 namespace detail {
 
 void reset_host_memory() {

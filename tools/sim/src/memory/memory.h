@@ -54,6 +54,7 @@ bool host_register(void* p, std::size_t bytes, unsigned flags);   // false when 
 bool host_unregister(void* p);                            // false when p was not registered
 std::optional<HostRange> find_host(const void* p);        // the pinned range containing p
 std::size_t live_host_allocations();
+std::vector<HostRange> host_ranges();                     // every live one, by address
 
 struct Violation {
     const void* address = nullptr;

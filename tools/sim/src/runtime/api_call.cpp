@@ -20,7 +20,7 @@ std::string where(const Site& site) {
     return std::string(site.file) + ":" + std::to_string(site.line);
 }
 
-ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(runtime().mutex) {
+ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(runtime().mutex), site_(site) {
     ensure_up();
     Runtime& r = runtime();
     generation_ = r.generation;

@@ -35,6 +35,7 @@ public:
     void set_output(std::string shown);   // replaces the generated "name(a=1, b=2)" form
 
     double begin_us() const { return begin_us_; }
+    const Site& site() const { return site_; }
 
     // The host is blocked until the modelled time `end_us` (a synchronising call).
     void wait_until(double end_us);
@@ -54,6 +55,7 @@ private:
     void finish(cudaError_t result, bool store_error);
 
     std::unique_lock<std::recursive_mutex> lock_;
+    Site site_;
     std::size_t index_ = 0;
     std::uint64_t generation_ = 0;
     double begin_us_ = 0;

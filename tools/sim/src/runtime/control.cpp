@@ -6,6 +6,7 @@
 #include "mgpu/sim/control.h"
 #include "runtime_state.h"
 #include "scheduler.h"
+#include "run_report.h"
 #include "trace_export.h"
 
 namespace mgpu::sim {
@@ -63,6 +64,7 @@ void reset_machine(const Options& options) {
     ++r.generation;
     r.up = true;
     export_trace_at_exit_if_asked();
+    write_run_report_at_exit_if_asked();
 }
 
 const MachineSpec& machine() {

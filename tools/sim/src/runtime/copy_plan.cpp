@@ -104,6 +104,10 @@ Enqueued enqueue_copy(const CopySpec& spec) {
         staged = std::make_shared<std::vector<char>>(static_cast<const char*>(source),
                                                      static_cast<const char*>(source) + count);
     }
+    const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+    request.touches = {{address(target), address(target) + count, true}};
+    // A pageable source staged at the call is read then, not while the copy runs.
+    if (!staged) request.touches.push_back({address(source), address(source) + count, false});
     request.work = [target, source, count, staged] {
         const void* from = staged ? static_cast<const void*>(staged->data()) : source;
         mem::Violation violation;
@@ -130,6 +134,7 @@ Enqueued enqueue_memset(const char* api_name, void* p, int value, std::size_t co
         request.memory_device = device;
         request.memory_us = static_cast<double>(count) / (r.machine.devices[device].memory_bandwidth_gbps * 1e3);
     }
+    request.touches = {{reinterpret_cast<std::uintptr_t>(p), reinterpret_cast<std::uintptr_t>(p) + count, true}};
     request.work = [p, value, count] {
         mem::Violation violation;
         mem::run_guarded(mem::kAllDevices, [&] { std::memset(p, value, count); }, &violation);

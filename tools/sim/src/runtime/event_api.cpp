@@ -23,6 +23,7 @@ cudaError_t create_event(ApiCall& call, cudaEvent_t* event, unsigned int flags) 
     created->trace_id = r.next_handle_id++;
     created->device = device;
     created->flags = flags;
+    created->created_at = call.site();
     CUevent_st* handle = created.get();
     r.events.emplace(handle, std::move(created));
     *event = handle;

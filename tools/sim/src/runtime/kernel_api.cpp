@@ -136,6 +136,29 @@ KernelTraffic kernel_traffic(const KernelLaunch& launch, int device, unsigned lo
     return traffic;
 }
 
+// The bytes each pointer argument covers: from the pointer over the largest integral argument's
+// count of elements (the n of a grid-stride loop), or one per thread without one, clipped to its
+// allocation. Exact for the usual `p[i]`, i < n, over a chunk passed as `base + first`, however
+// many threads the grid has; a kernel that indexes past its n is covered only in part.
+std::vector<mgpu::trace::MemoryRange> kernel_touches(const KernelLaunch& launch, unsigned long long threads) {
+    std::vector<mgpu::trace::MemoryRange> touches;
+    const unsigned long long elements = launch.largest_count > 0 ? launch.largest_count : threads;
+    for (std::size_t k = 0; k < launch.pointer_args.size(); ++k) {
+        const void* p = launch.pointer_args[k];
+        if (p == nullptr) continue;
+        const auto begin = reinterpret_cast<std::uintptr_t>(p);
+        std::uintptr_t limit = 0;
+        if (auto allocation = mem::find_device(p)) limit = allocation->base + allocation->size;
+        else if (auto pinned = mem::find_host(p)) limit = pinned->base + pinned->size;
+        else continue;
+        const std::size_t element = k < launch.pointee_sizes.size() ? std::max<std::size_t>(launch.pointee_sizes[k], 1) : 1;
+        const std::uintptr_t end = begin + std::min<unsigned long long>(elements * element, limit - begin);
+        const bool writes = k < launch.pointer_writable.size() && launch.pointer_writable[k];
+        touches.push_back({begin, end, writes});
+    }
+    return touches;
+}
+
 PointerCheck check_pointers(const KernelLaunch& launch, int device) {
     Runtime& r = runtime();
     PointerCheck result;
@@ -245,6 +268,7 @@ cudaError_t launch_kernel(KernelLaunch&& launch, bool per_thread_default) {
     request.engine = "compute";
     request.threads = threads;
     request.peer_access = pointers.peer_access;
+    if (pointers.fault.empty()) request.touches = kernel_touches(launch, threads);
     // The device starts on a launch while the host is still in the call, and spends launch_us of
     // its own on it: back-to-back launches of a tiny kernel then take launch_us + kernel_min_us
     // each (4.4 us measured), whether or not the host synchronises after each.

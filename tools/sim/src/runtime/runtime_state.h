@@ -15,6 +15,7 @@
 #include <functional>
 
 #include "mgpu/sim/control.h"
+#include "mgpu/sim/site.h"
 #include "mgpu/sim/types.h"
 #include "mgpu/trace.h"
 #include "memory_timeline.h"
@@ -28,6 +29,7 @@ struct CUstream_st {
     bool legacy = false;         // the legacy default stream of its device
     bool per_thread = false;     // a host thread's per-thread default stream
     std::uint64_t last_op = 0;   // newest operation queued on it (0 = none)
+    mgpu::sim::Site created_at;  // where the program created it (leaks are reported there)
 };
 
 struct CUevent_st {
@@ -37,6 +39,7 @@ struct CUevent_st {
     std::uint64_t record_op = 0;   // the EventRecord operation of the latest cudaEventRecord
     bool recorded = false;
     double time_us = 0;            // modelled time at which that record completes
+    mgpu::sim::Site created_at;
 };
 
 namespace mgpu::sim {

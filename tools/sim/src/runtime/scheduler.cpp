@@ -129,6 +129,7 @@ Enqueued enqueue(OpRequest&& request) {
     record.peer_access = request.peer_access;
     record.api_seq = r.next_api_seq - 1;
     record.threads = request.threads;
+    record.touches = std::move(request.touches);
     r.op_trace_index[id] = r.trace.ops.size();
     r.trace.ops.push_back(std::move(record));
 

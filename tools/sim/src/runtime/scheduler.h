@@ -34,6 +34,7 @@ struct OpRequest {
     unsigned long long threads = 0;
     std::vector<std::uint64_t> extra_deps;   // cudaStreamWaitEvent
     std::vector<int> barrier_devices;        // serialise with all work on these devices (cudaMemcpyPeer)
+    std::vector<mgpu::trace::MemoryRange> touches;   // what it reads and writes (races in the trace)
     std::function<void()> work;
 };
 

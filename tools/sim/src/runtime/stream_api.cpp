@@ -23,6 +23,7 @@ cudaError_t create_stream(ApiCall& call, cudaStream_t* pStream, unsigned int fla
     stream->device = device;
     stream->flags = flags;
     // Out-of-range priorities are clamped, as documented.
+    stream->created_at = call.site();
     stream->priority = std::clamp(priority, kGreatestStreamPriority, kLeastStreamPriority);
     CUstream_st* handle = stream.get();
     r.streams.emplace(handle, std::move(stream));

@@ -45,6 +45,15 @@ enum class OpKind {
 
 const char* to_string(OpKind kind);
 
+// Bytes an operation reads or writes: exact for copies and memsets; for a kernel, each pointer
+// argument from where it points over as many elements as the launch covers, clipped to its
+// allocation (what the runtime can know without watching every access).
+struct MemoryRange {
+    std::uintptr_t begin = 0;
+    std::uintptr_t end = 0;        // one past the last byte
+    bool write = false;            // kernels: a pointer to non-const is taken to be written
+};
+
 struct DeviceOp {
     std::uint64_t id = 0;
     OpKind kind = OpKind::Kernel;
@@ -63,6 +72,7 @@ struct DeviceOp {
     std::uint64_t api_seq = 0;     // the ApiCall that enqueued it
     unsigned long long threads = 0;  // kernels: grid x block
     int error = 0;                 // a kernel that faulted: the code it raised (700, 719)
+    std::vector<MemoryRange> touches;   // simulator only; empty under CUPTI
 };
 
 struct Trace {

@@ -1,0 +1,144 @@
+#include "run_findings.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mgpu::cli {
+
+namespace {
+
+using nlohmann::json;
+
+std::string at(const json& place) {
+    const std::string file = place.value("file", "");
+    if (file.empty()) return "an unknown place";
+    return file + ":" + std::to_string(place.value("line", 0));
+}
+
+std::string microseconds(double us) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", us);
+    return text;
+}
+
+std::string stream_name(const json& op) {
+    const auto stream = op.value("stream", std::uint64_t{0});
+    return stream == 0 ? "the default stream" : stream == 2 ? "the per-thread stream" : "stream#" + std::to_string(stream);
+}
+
+// "kernel scale at peer_access.cu:151 (device 3, stream#18, 12.4-15.0 us)"
+std::string operation(const json& op) {
+    const std::string kind = op.value("kind", "");
+    const std::string what = kind == "kernel" ? "kernel " + op.value("name", "") : op.value("name", kind);
+    return what + " at " + at(op) + " (device " + std::to_string(op.value("device", 0)) + ", " + stream_name(op) +
+           ", " + microseconds(op.value("start_us", 0.0)) + "-" + microseconds(op.value("end_us", 0.0)) + " us)";
+}
+
+std::string read_hint(const FindingSections& sections, int lesson, const std::string& kind) {
+    auto it = sections.find(kind);
+    if (it == sections.end() || lesson <= 0) return "";
+    return "\n          read: lesson " + std::to_string(lesson) + ", section " + it->second;
+}
+
+std::string plural(std::size_t count, const std::string& one, const std::string& many) {
+    return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+}  // namespace
+
+RunFindings read_run_findings(const std::filesystem::path& report, const FindingSections& sections, int lesson) {
+    RunFindings findings;
+    std::ifstream in(report);
+    if (!in) return findings;
+    json data = json::parse(in, nullptr, false);
+    if (data.is_discarded() || !data.is_object()) return findings;
+    std::ostringstream out;
+
+    // Races first: they explain wrong results, which the program may already have printed.
+    // One block per pair of lines (a loop races once per chunk); the first time is the example.
+    std::map<std::pair<std::string, std::string>, std::pair<json, int>> races;
+    std::vector<std::pair<std::string, std::string>> race_order;
+    for (const json& race : data.value("races", json::array())) {
+        const std::pair<std::string, std::string> lines{at(race["second"]), at(race["first"])};
+        auto [entry, inserted] = races.try_emplace(lines, race, 0);
+        ++entry->second.second;
+        if (inserted) race_order.push_back(lines);
+    }
+    constexpr std::size_t kRacesShown = 3;
+    for (std::size_t shown = 0; shown < race_order.size(); ++shown) {
+        if (shown == kRacesShown) {
+            out << "  (" << race_order.size() - kRacesShown << " more pairs of lines raced: fix the ones above first, "
+                << "later ones often follow from them)\n";
+            break;
+        }
+        const auto& [race, times] = races[race_order[shown]];
+        // The one that started later is the one that should have waited.
+        const json& earlier = race["first"];
+        const json& later = race["second"];
+        const std::string bytes = plural(race.value("bytes", std::size_t{0}), "byte", "bytes");
+        out << "  race    " << operation(later) << "\n          started while " << operation(earlier) << "\n"
+            << (race.value("second_writes", false)
+                    ? "          was still using " + bytes + " that it overwrites;"
+                    : "          was still writing " + bytes + " that it uses;")
+            << " nothing ordered the two, so it may see old data, new data or a mix.\n"
+            << "          Make its stream wait for an event recorded after the earlier one (cudaEventRecord, then\n"
+            << "          cudaStreamWaitEvent), or wait for the earlier one on the host first."
+            << read_hint(sections, lesson, "race") << "\n";
+        if (times > 1) out << "          (the same two lines raced " << times << " times in this run)\n";
+    }
+    findings.count += static_cast<int>(race_order.size());
+
+    for (const json& op : data.value("unfinished", json::array())) {
+        out << "  unfinished  " << operation(op) << "\n          was still running when the program ended (its last "
+            << "call returned at " << microseconds(data.value("program_end_us", 0.0)) << " us): nothing waited for "
+            << "it, so its results were never there to read. Wait for the stream (cudaStreamSynchronize) or the "
+               "device before using them."
+            << read_hint(sections, lesson, "unfinished") << "\n";
+        ++findings.count;
+    }
+
+    // One line per place that leaked, however many times the leaking code ran.
+    std::map<std::tuple<std::string, std::string, int>, std::pair<std::size_t, std::size_t>> leaks;   // count, bytes
+    for (const json& leak : data.value("leaks", json::array())) {
+        auto& entry = leaks[{leak.value("kind", ""), at(leak["at"]), leak.value("device", -1)}];
+        ++entry.first;
+        entry.second += leak.value("bytes", std::size_t{0});
+    }
+    for (const auto& [key, totals] : leaks) {
+        const auto& [kind, place, device] = key;
+        const auto [count, bytes] = totals;
+        const std::string on_device = device >= 0 ? " on device " + std::to_string(device) : "";
+        out << "  leak    ";
+        if (kind == "stream")
+            out << plural(count, "stream", "streams") << " created at " << place << on_device
+                << (count == 1 ? " was" : " were") << " never destroyed (cudaStreamDestroy)"
+                << read_hint(sections, lesson, "stream");
+        else if (kind == "event")
+            out << plural(count, "event", "events") << " created at " << place << on_device
+                << (count == 1 ? " was" : " were") << " never destroyed (cudaEventDestroy)"
+                << read_hint(sections, lesson, "event");
+        else if (kind == "device memory")
+            out << plural(bytes, "byte", "bytes") << " of device memory in " << plural(count, "allocation", "allocations")
+                << " made at " << place << on_device << (count == 1 ? " was" : " were") << " never freed (cudaFree)"
+                << read_hint(sections, lesson, "memory");
+        else if (kind == "page-locked memory")
+            out << plural(bytes, "byte", "bytes") << " of page-locked host memory allocated at " << place
+                << (count == 1 ? " was" : " were") << " never freed (cudaFreeHost)" << read_hint(sections, lesson, "memory");
+        else
+            out << plural(bytes, "byte", "bytes") << " registered at " << place
+                << (count == 1 ? " was" : " were") << " never unregistered (cudaHostUnregister)"
+                << read_hint(sections, lesson, "memory");
+        out << "\n";
+        ++findings.count;
+    }
+    findings.text = out.str();
+    return findings;
+}
+
+}  // namespace mgpu::cli

@@ -1,0 +1,95 @@
+// `run` on lesson 3's driver catches what `check` catches on the machine and schedule it runs: the
+// solution runs clean and is pointed at other machines, each mutant below fails with its cause
+// named, and the skeleton shows no step as passed.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+#include "cli_invocation.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kSourceRoot = MGPU_TEST_SOURCE_ROOT;
+const fs::path kMutants = MGPU_TEST_LESSON03_MUTANTS;
+
+// A student's copy of the exercise folder, named as the lesson's, with peer_access.cu taken from `source`.
+struct LessonCopy {
+    fs::path root;
+    fs::path folder;
+    explicit LessonCopy(const fs::path& source) {
+        char pattern[] = "/tmp/mgpu-lesson-run-XXXXXX";
+        if (::mkdtemp(pattern) != nullptr) root = pattern;
+        folder = root / "03-peer-to-peer";
+        fs::create_directories(folder);
+        for (const char* name : {"main.cu", "peer_access.h"})
+            fs::copy_file(kSourceRoot / "exercises" / "03-peer-to-peer" / name, folder / name);
+        fs::copy_file(source, folder / "peer_access.cu");
+    }
+    ~LessonCopy() {
+        std::error_code ignored;
+        fs::remove_all(root, ignored);
+    }
+};
+
+CliResult run_lesson(const fs::path& source) {
+    LessonCopy copy(source);
+    return run_cli("run " + copy.folder.string());
+}
+
+bool has(const CliResult& result, const std::string& text) { return result.output.find(text) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("the solution runs clean on the lesson's machine and is pointed at other machines and schedules") {
+    CliResult result = run_lesson(kSourceRoot / "solutions" / "03-peer-to-peer" / "peer_access.cu");
+    INFO(result.output);
+    CHECK(result.code == 0);
+    CHECK(has(result, "on islands-2x2"));
+    CHECK_FALSE(has(result, "FAIL"));
+    CHECK(has(result, "no problem found on islands-2x2 with the eager schedule"));
+    CHECK(has(result, "tools/mgpu run 3 --schedule lazy"));
+    CHECK(has(result, "tools/mgpu run 3 --topology hgx-h200-8"));
+}
+
+TEST_CASE("a copy that returns before it lands fails its step at once") {
+    CliResult result = run_lesson(kMutants / "copy-returns-before-it-lands.cu");
+    INFO(result.output);
+    CHECK(result.code == 1);
+    CHECK(has(result, "FAIL  copies 1048579 floats"));
+    CHECK(has(result, "its work has finished when it returns"));
+    CHECK(has(result, "section 3.7"));
+}
+
+TEST_CASE("a kernel that does not wait for its chunk's copy is reported as a race at both lines") {
+    CliResult result = run_lesson(kMutants / "pipeline-missing-wait-event.cu");
+    INFO(result.output);
+    CHECK(result.code == 1);
+    CHECK(has(result, "race    kernel scale"));
+    CHECK(has(result, "cudaMemcpyPeerAsync at "));
+    CHECK(has(result, "03-peer-to-peer/peer_access.cu:"));
+    CHECK(has(result, "read: lesson 3, section 3.10"));
+}
+
+TEST_CASE("streams the pipeline never destroys are reported at the line that creates them") {
+    CliResult result = run_lesson(kMutants / "pipeline-leaks-streams.cu");
+    INFO(result.output);
+    CHECK(result.code == 1);
+    CHECK(has(result, "leak"));
+    CHECK(has(result, "streams created at "));
+    CHECK(has(result, "never destroyed (cudaStreamDestroy)"));
+    CHECK_FALSE(has(result, "main.cu"));
+}
+
+TEST_CASE("the skeleton shows no step as passed: each says it is not written yet") {
+    CliResult result = run_lesson(kSourceRoot / "exercises" / "03-peer-to-peer" / "peer_access.cu");
+    INFO(result.output);
+    CHECK(result.code == 1);
+    CHECK_FALSE(has(result, "PASS"));
+    CHECK(has(result, "not written yet"));
+}
