@@ -9,6 +9,7 @@
 
 #include "expectations.h"
 #include "host_data.h"
+#include "mgpu/sim/control.h"
 #include "scenario.h"
 #include "split_work.h"
 
@@ -136,4 +137,19 @@ TEST_CASE("device discipline: scale_with_threads on hgx-h200-8 under a shuffled 
     run(result, Driver::Threads, even_plan(262147, 8), 206, 7);
     expect_a_thread_per_share(result);
     expect_each_share_on_its_device(result);
+}
+
+TEST_CASE("device discipline: after a failed allocation, scale_on_devices still gives the caller's device back") {
+    if (!lesson3::start({"pcie-4"}, "even plan of 40000 floats; the third cudaMalloc fails; called from device 1")) return;
+    mgpu::sim::Options options = mgpu::sim::options();
+    options.faults.malloc_fails_at = 3;
+    mgpu::sim::reset_machine(options);
+    const std::vector<Share> plan = even_plan(40000, 4);
+    std::vector<float> in(40000, 1.0f), out(40000, 0.0f);
+    cudaSetDevice(1);
+    lesson3::StudentCalls calls;
+    const std::string what = "scale_on_devices when the third cudaMalloc fails";
+    const cudaError_t status = calls.watch(what, [&] { return scale_on_devices(out.data(), in.data(), 2.0f, plan, nullptr); });
+    lesson3::require_status(status, cudaErrorMemoryAllocation, what, calls);
+    lesson3::expect_current_device(1, what);
 }

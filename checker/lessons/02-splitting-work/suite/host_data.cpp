@@ -72,12 +72,18 @@ void find_share_work(Run& result, const float* in, const float* out) {
         const Share& share = result.plan[d];
         if (share.count == 0) continue;
         ShareWork& work = result.shares[d];
-        for (const auto& call : result.window) {
-            if (!is_host_device_copy(call) || call.result != 0 || call.args.size() < 2) continue;
-            if (work.copy_in == nullptr && call.args[1] == address(in + share.first)) work.copy_in = &call;
-            if (work.copy_out == nullptr && call.args[0] == address(out + share.first)) work.copy_out = &call;
-        }
+        for (const auto& call : result.window)
+            if (work.copy_in == nullptr && is_host_device_copy(call) && call.result == 0 && call.args.size() >= 2 &&
+                call.args[1] == address(in + share.first))
+                work.copy_in = &call;
         if (work.copy_in == nullptr) continue;
+        // The copy back of this share, not of another one that wrote to the same place: it follows the
+        // input copy on the same stream.
+        for (const auto& call : result.window)
+            if (work.copy_out == nullptr && is_host_device_copy(call) && call.result == 0 && call.args.size() >= 2 &&
+                call.seq > work.copy_in->seq && call.stream == work.copy_in->stream &&
+                call.args[0] == address(out + share.first))
+                work.copy_out = &call;
         std::uint64_t stream = 0;
         bool found = false;
         for (const auto& op : ops)
