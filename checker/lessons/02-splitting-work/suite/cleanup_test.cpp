@@ -17,13 +17,6 @@ namespace {
 
 using namespace lesson2;
 
-// The Nth cudaMalloc from now on fails with cudaErrorMemoryAllocation, as on a full device.
-void inject_malloc_failure(int nth) {
-    mgpu::sim::Options options = mgpu::sim::options();
-    options.faults.malloc_fails_at = nth;
-    mgpu::sim::reset_machine(options);
-}
-
 const mgpu::trace::ApiCall* first_successful(const Run& result, const std::string& name) {
     for (const auto& call : result.window)
         if (call.name == name && call.result == 0) return &call;
@@ -97,7 +90,7 @@ TEST_CASE("cleanup: scale_with_threads releases everything each thread made") {
 
 TEST_CASE("cleanup: after a failed allocation on the third device, nothing is left behind") {
     if (!lesson3::start({"pcie-4"}, "even plan of 40000 floats; the third cudaMalloc fails")) return;
-    inject_malloc_failure(3);
+    if (!inject_malloc_failure(3)) return;
     const std::vector<Share> plan = even_plan(40000, 4);
     std::vector<float> in(40000, 1.0f), out(40000, 0.0f);
     cudaSetDevice(1);

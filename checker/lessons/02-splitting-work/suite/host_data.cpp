@@ -144,6 +144,18 @@ std::vector<double> bandwidth_weights() {
     return weights;
 }
 
+bool inject_malloc_failure(int nth) {
+    mgpu::sim::Options options = mgpu::sim::options();
+    options.faults.malloc_fails_at = nth;
+    try {
+        mgpu::sim::reset_machine(options);
+    } catch (const mgpu::sim::ScenarioUnavailable& unavailable) {
+        mgpu::check::skip(unavailable.what());
+        return false;
+    }
+    return true;
+}
+
 std::size_t plan_total(const std::vector<Share>& plan) {
     std::size_t total = 0;
     for (const Share& share : plan) total += share.count;

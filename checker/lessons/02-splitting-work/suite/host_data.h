@@ -64,6 +64,11 @@ struct Run {
 void run(Run& result, Driver driver, const std::vector<Share>& plan, std::uint64_t salt, int caller,
          bool with_times = false);
 
+// Brings the machine up again with the Nth cudaMalloc from then on failing with
+// cudaErrorMemoryAllocation, as on a full device. False (the case is then skipped and must return)
+// where faults cannot be injected: on real GPUs.
+bool inject_malloc_failure(int nth);
+
 // The same call with the student's own host buffers from allocate_host_buffer (results not read).
 void run_with_student_buffers(Run& result, const std::vector<Share>& plan, int caller);
 

@@ -52,6 +52,7 @@ void expect_issue_loop_never_waits(const Run& result) {
             return;
         }
     }
+    if (lesson3::kOnRealGpu) return;   // CUPTI's trace does not say whether a copy's host end was pinned
     for (const auto& op : result.calls.ops()) {
         const bool host_copy = op.kind == OpKind::MemcpyHtoD || op.kind == OpKind::MemcpyDtoH;
         if (!host_copy || op.pinned_host) continue;

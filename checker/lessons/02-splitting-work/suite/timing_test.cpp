@@ -67,7 +67,7 @@ TEST_CASE("timing: device_ms on mixed-3, where the same share takes each device 
     expect_device_times(result);
 }
 
-TEST_CASE("timing: device_ms is 0 for empty shares and right on one GPU") {
+TEST_CASE("timing: device_ms is 0 for empty shares") {
     if (!lesson3::start({"islands-2x2", "shuffle:7"}, "2 floats over 4 devices, then 1048576 floats on device 0 alone")) return;
     Run empty_shares;
     run(empty_shares, Driver::OneThread, even_plan(2, 4), 403, 0, true);
@@ -75,4 +75,11 @@ TEST_CASE("timing: device_ms is 0 for empty shares and right on one GPU") {
     Run one;
     run(one, Driver::OneThread, even_plan(std::size_t{1} << 20, 1), 404, 1, true);
     expect_device_times(one);
+}
+
+TEST_CASE("timing: device_ms on one GPU") {
+    if (!lesson3::start({"h200"}, "one share of 2097155 floats")) return;
+    Run result;
+    run(result, Driver::OneThread, even_plan((std::size_t{1} << 21) + 3, 1), 405, 0, true);
+    expect_device_times(result);
 }
