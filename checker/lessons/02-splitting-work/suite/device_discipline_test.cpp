@@ -36,44 +36,70 @@ const mgpu::trace::ApiCall* allocation_for(const Run& result, int d, std::size_t
     return nullptr;
 }
 
-void expect_each_share_on_its_device(const Run& result) {
-    for (std::size_t d = 0; d < result.plan.size(); ++d) {
-        if (result.plan[d].count == 0) continue;
-        const int device = static_cast<int>(d);
-        const ShareWork& work = result.shares[d];
-        if (!lesson3::expect(work.copy_in != nullptr,
-                             share_name(d) + "'s input is copied in from in + first with cudaMemcpyAsync",
-                             "a copy from in + " + std::to_string(result.plan[d].first), "no such copy found in the trace",
-                             nullptr, "2.4"))
-            continue;
-        lesson3::expect(work.copy_in->device == device,
-                        share_name(d) + "'s input copy is queued with " + device_name(device) +
-                            " current (cudaSetDevice before every copy and launch)",
-                        device_name(device) + " current", device_name(work.copy_in->device) + " current", work.copy_in);
-        // A share never copied back is a wrong result, which the results criterion explains.
-        if (work.copy_out != nullptr)
-            lesson3::expect(work.copy_out->device == device,
-                            share_name(d) + "'s output copy is queued with " + device_name(device) + " current",
-                            device_name(device) + " current", device_name(work.copy_out->device) + " current",
-                            work.copy_out);
-        bool kernel_seen = false;
-        for (const auto& op : work.ops) {
-            if (op.kind != OpKind::Kernel) continue;
-            kernel_seen = true;
-            if (!lesson3::expect(op.device == device, share_name(d) + "'s kernel runs on " + device_name(device),
-                                 device_name(device), device_name(op.device) + ": its stream and the current device "
-                                                                              "at the launch belonged to that device",
-                                 launch_of(result, op)))
-                break;
+// A cudaSetDevice(d) on the thread that queued the share's input copy, before that copy.
+bool made_current(const Run& result, int d, const mgpu::trace::ApiCall& copy_in) {
+    for (const auto& call : result.window)
+        if (call.name == "cudaSetDevice" && call.result == 0 && !call.args.empty() && call.args[0] == d &&
+            call.seq < copy_in.seq && call.host_thread == copy_in.host_thread)
+            return true;
+    return false;
+}
+
+// Checks one share, the cause first (its device never made current, its buffer elsewhere), then
+// what follows from it. Returns false at the first share that breaks a rule: the others usually
+// break it the same way.
+bool expect_share_on_its_device(const Run& result, std::size_t d) {
+    const int device = static_cast<int>(d);
+    const ShareWork& work = result.shares[d];
+    if (!lesson3::expect(work.copy_in != nullptr, share_name(d) + "'s input is copied in from in + first with cudaMemcpyAsync",
+                         "a copy from in + " + std::to_string(result.plan[d].first), "no such copy found in the trace",
+                         nullptr, "2.4"))
+        return false;
+    if (!lesson3::expect(made_current(result, device, *work.copy_in),
+                         share_name(d) + "'s device is made current before its work: cudaSetDevice(" +
+                             std::to_string(device) + ")",
+                         "cudaSetDevice(" + std::to_string(device) + ") before its allocation, copies and kernel",
+                         "no cudaSetDevice(" + std::to_string(device) + ") before its work: it went to device " +
+                             std::to_string(work.copy_in->device) + ", the one that was current",
+                         work.copy_in))
+        return false;
+    bool ok = true;
+    const std::size_t bytes = result.plan[d].count * sizeof(float);
+    ok &= lesson3::expect(allocation_for(result, device, bytes) != nullptr,
+                          share_name(d) + "'s device buffer is allocated with " + device_name(device) + " current",
+                          "cudaMalloc of at least " + std::to_string(bytes) + " bytes with " + device_name(device) +
+                              " current",
+                          "no such cudaMalloc", work.copy_in);
+    bool kernel_seen = false;
+    for (const auto& op : work.ops) {
+        if (op.kind != OpKind::Kernel) continue;
+        kernel_seen = true;
+        if (op.device != device) {
+            ok &= lesson3::expect(false, share_name(d) + "'s kernel runs on " + device_name(device), device_name(device),
+                                  device_name(op.device) + ": its stream and the current device at the launch belonged "
+                                                           "to that device",
+                                  launch_of(result, op));
+            break;
         }
-        lesson3::expect(kernel_seen, share_name(d) + "'s kernel is launched on the stream its input was copied on",
-                        "a kernel on that stream", "none: the kernel went to another stream", work.copy_in);
-        const std::size_t bytes = result.plan[d].count * sizeof(float);
-        lesson3::expect(allocation_for(result, device, bytes) != nullptr,
-                        share_name(d) + "'s device buffer is allocated with " + device_name(device) + " current",
-                        "cudaMalloc of at least " + std::to_string(bytes) + " bytes with " + device_name(device) + " current",
-                        "no such cudaMalloc", work.copy_in);
     }
+    ok &= lesson3::expect(kernel_seen, share_name(d) + "'s kernel is launched on the stream its input was copied on",
+                          "a kernel on that stream", "none: the kernel went to another stream", work.copy_in);
+    ok &= lesson3::expect(work.copy_in->device == device,
+                          share_name(d) + "'s input copy is queued with " + device_name(device) +
+                              " current (cudaSetDevice before every copy and launch)",
+                          device_name(device) + " current", device_name(work.copy_in->device) + " current", work.copy_in);
+    // A share never copied back is a wrong result, which the results criterion explains.
+    if (work.copy_out != nullptr)
+        ok &= lesson3::expect(work.copy_out->device == device,
+                              share_name(d) + "'s output copy is queued with " + device_name(device) + " current",
+                              device_name(device) + " current", device_name(work.copy_out->device) + " current",
+                              work.copy_out);
+    return ok;
+}
+
+void expect_each_share_on_its_device(const Run& result) {
+    for (std::size_t d = 0; d < result.plan.size(); ++d)
+        if (result.plan[d].count > 0 && !expect_share_on_its_device(result, d)) break;
     lesson3::expect_current_device(result.caller, result.text());
 }
 
