@@ -1,0 +1,180 @@
+// Criterion "device discipline" (lesson section 2.5): share d's buffer, copies and kernel belong to
+// device d, each queued with device d current; threads drive their own device; the caller's
+// current device comes back. Read from the trace: the current device of every call, the device
+// each operation ran on, and the host thread that made each call.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "expectations.h"
+#include "host_data.h"
+#include "mgpu/sim/control.h"
+#include "scenario.h"
+#include "split_work.h"
+
+namespace {
+
+using namespace lesson2;
+using mgpu::trace::OpKind;
+
+std::string share_name(std::size_t d) { return "share " + std::to_string(d); }
+std::string device_name(int d) { return "device " + std::to_string(d); }
+
+const mgpu::trace::ApiCall* launch_of(const Run& result, const mgpu::trace::DeviceOp& op) {
+    for (const auto& call : result.window)
+        if (call.seq == op.api_seq) return &call;
+    return nullptr;
+}
+
+// A cudaMalloc made with device d current, large enough for the share.
+const mgpu::trace::ApiCall* allocation_for(const Run& result, int d, std::size_t bytes) {
+    for (const auto& call : result.window)
+        if (call.name == "cudaMalloc" && call.result == 0 && call.device == d && !call.args.empty() &&
+            static_cast<std::size_t>(call.args[0]) >= bytes)
+            return &call;
+    return nullptr;
+}
+
+// A cudaSetDevice(d) on the thread that queued the share's input copy, before that copy.
+bool made_current(const Run& result, int d, const mgpu::trace::ApiCall& copy_in) {
+    for (const auto& call : result.window)
+        if (call.name == "cudaSetDevice" && call.result == 0 && !call.args.empty() && call.args[0] == d &&
+            call.seq < copy_in.seq && call.host_thread == copy_in.host_thread)
+            return true;
+    return false;
+}
+
+// Checks one share, the cause first (its device never made current, its buffer elsewhere), then
+// what follows from it. Returns false at the first share that breaks a rule: the others usually
+// break it the same way.
+bool expect_share_on_its_device(const Run& result, std::size_t d) {
+    const int device = static_cast<int>(d);
+    const ShareWork& work = result.shares[d];
+    if (!lesson3::expect(work.copy_in != nullptr, share_name(d) + "'s input is copied in from in + first with cudaMemcpyAsync",
+                         "a copy from in + " + std::to_string(result.plan[d].first), "no such copy found in the trace",
+                         nullptr, "2.4"))
+        return false;
+    if (!lesson3::expect(made_current(result, device, *work.copy_in),
+                         share_name(d) + "'s device is made current before its work: cudaSetDevice(" +
+                             std::to_string(device) + ")",
+                         "cudaSetDevice(" + std::to_string(device) + ") before its allocation, copies and kernel",
+                         "no cudaSetDevice(" + std::to_string(device) + ") before its work: it went to device " +
+                             std::to_string(work.copy_in->device) + ", the one that was current",
+                         work.copy_in))
+        return false;
+    bool ok = true;
+    const std::size_t bytes = result.plan[d].count * sizeof(float);
+    ok &= lesson3::expect(allocation_for(result, device, bytes) != nullptr,
+                          share_name(d) + "'s device buffer is allocated with " + device_name(device) + " current",
+                          "cudaMalloc of at least " + std::to_string(bytes) + " bytes with " + device_name(device) +
+                              " current",
+                          "no such cudaMalloc", work.copy_in);
+    bool kernel_seen = false;
+    for (const auto& op : work.ops) {
+        if (op.kind != OpKind::Kernel) continue;
+        kernel_seen = true;
+        if (op.device != device) {
+            ok &= lesson3::expect(false, share_name(d) + "'s kernel runs on " + device_name(device), device_name(device),
+                                  device_name(op.device) + ": its stream and the current device at the launch belonged "
+                                                           "to that device",
+                                  launch_of(result, op));
+            break;
+        }
+    }
+    ok &= lesson3::expect(kernel_seen, share_name(d) + "'s kernel is launched on the stream its input was copied on",
+                          "a kernel on that stream", "none: the kernel went to another stream", work.copy_in);
+    ok &= lesson3::expect(work.copy_in->device == device,
+                          share_name(d) + "'s input copy is queued with " + device_name(device) +
+                              " current (cudaSetDevice before every copy and launch)",
+                          device_name(device) + " current", device_name(work.copy_in->device) + " current", work.copy_in);
+    // A share never copied back is a wrong result, which the results criterion explains.
+    if (work.copy_out != nullptr)
+        ok &= lesson3::expect(work.copy_out->device == device,
+                              share_name(d) + "'s output copy is queued with " + device_name(device) + " current",
+                              device_name(device) + " current", device_name(work.copy_out->device) + " current",
+                              work.copy_out);
+    return ok;
+}
+
+void expect_each_share_on_its_device(const Run& result) {
+    for (std::size_t d = 0; d < result.plan.size(); ++d)
+        if (result.plan[d].count > 0 && !expect_share_on_its_device(result, d)) break;
+    lesson3::expect_current_device(result.caller, result.text());
+}
+
+void expect_a_thread_per_share(const Run& result) {
+    if (lesson3::kOnRealGpu) return;   // CUPTI's trace does not say which host thread made a call
+    std::set<int> threads;
+    for (std::size_t d = 0; d < result.plan.size(); ++d) {
+        const ShareWork& work = result.shares[d];
+        if (result.plan[d].count == 0 || work.copy_in == nullptr) continue;
+        if (!lesson3::expect(work.copy_in->host_thread != result.caller_thread,
+                             share_name(d) + " is driven by a host thread of its own, not the caller's",
+                             "a new thread (std::thread or OpenMP) per share", "the calling thread", work.copy_in, "2.7"))
+            return;
+        if (!lesson3::expect(threads.insert(work.copy_in->host_thread).second,
+                             share_name(d) + " has a host thread that drives no other share",
+                             "one thread per device", "a thread that also drives another share", work.copy_in, "2.7"))
+            return;
+    }
+}
+
+}  // namespace
+
+TEST_CASE("device discipline: scale_on_devices on hgx-h200-8 queues each share with its own device current") {
+    if (!lesson3::start({"hgx-h200-8"}, "even plan of 1048581 floats, called with device 5 current")) return;
+    Run result;
+    run(result, Driver::OneThread, even_plan(1048581, 8), 201, 5);
+    expect_each_share_on_its_device(result);
+}
+
+TEST_CASE("device discipline: scale_on_devices on mixed-3 with a weighted plan, called from device 2") {
+    if (!lesson3::start({"mixed-3", "lazy"}, "plan of 500009 floats weighted by memory bandwidth")) return;
+    Run result;
+    run(result, Driver::OneThread, weighted_plan(500009, bandwidth_weights()), 202, 2);
+    expect_each_share_on_its_device(result);
+}
+
+TEST_CASE("device discipline: scale_on_devices over 3 of islands-2x2's 4 devices, called from device 3") {
+    if (!lesson3::start({"islands-2x2", "shuffle:13"}, "even plan of 90001 floats over devices 0 to 2")) return;
+    Run result;
+    run(result, Driver::OneThread, even_plan(90001, 3), 203, 3);
+    expect_each_share_on_its_device(result);
+}
+
+TEST_CASE("device discipline: scale_on_devices on one GPU keeps everything on device 0") {
+    if (!lesson3::start({"h200"}, "one share of 70001 floats")) return;
+    Run result;
+    run(result, Driver::OneThread, even_plan(70001, 1), 204, 0);
+    expect_each_share_on_its_device(result);
+}
+
+TEST_CASE("device discipline: scale_with_threads on pcie-4 drives each device from a host thread of its own") {
+    if (!lesson3::start({"pcie-4"}, "even plan of 400003 floats, called with device 1 current")) return;
+    Run result;
+    run(result, Driver::Threads, even_plan(400003, 4), 205, 1);
+    expect_a_thread_per_share(result);
+    expect_each_share_on_its_device(result);
+}
+
+TEST_CASE("device discipline: scale_with_threads on hgx-h200-8 under a shuffled schedule, called from device 7") {
+    if (!lesson3::start({"hgx-h200-8", "shuffle:41"}, "even plan of 262147 floats")) return;
+    Run result;
+    run(result, Driver::Threads, even_plan(262147, 8), 206, 7);
+    expect_a_thread_per_share(result);
+    expect_each_share_on_its_device(result);
+}
+
+TEST_CASE("device discipline: after a failed allocation, scale_on_devices still gives the caller's device back") {
+    if (!lesson3::start({"pcie-4"}, "even plan of 40000 floats; the third cudaMalloc fails; called from device 1")) return;
+    if (!inject_malloc_failure(3)) return;
+    const std::vector<Share> plan = even_plan(40000, 4);
+    std::vector<float> in(40000, 1.0f), out(40000, 0.0f);
+    cudaSetDevice(1);
+    lesson3::StudentCalls calls;
+    const std::string what = "scale_on_devices when the third cudaMalloc fails";
+    const cudaError_t status = calls.watch(what, [&] { return scale_on_devices(out.data(), in.data(), 2.0f, plan, nullptr); });
+    lesson3::require_status(status, cudaErrorMemoryAllocation, what, calls);
+    lesson3::expect_current_device(1, what);
+}

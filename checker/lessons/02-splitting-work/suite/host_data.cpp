@@ -1,0 +1,291 @@
+#include "host_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "device_data.h"
+#include "expectations.h"
+#include "mgpu/check/harness.h"
+#include "mgpu/sim/control.h"
+#include "scenario.h"
+
+namespace lesson2 {
+
+namespace {
+
+using mgpu::trace::OpKind;
+
+void require_setup(cudaError_t status, const char* what) {
+    if (status != cudaSuccess)
+        throw std::runtime_error(std::string("the checker could not ") + what + ": " + lesson3::error_text(status));
+}
+
+// Page-locked floats the suite allocates and frees outside the student's window.
+class PinnedFloats {
+public:
+    explicit PinnedFloats(std::size_t count) : count_(count + lesson3::kGuardElements) {
+        void* p = nullptr;
+        require_setup(cudaMallocHost(&p, count_ * sizeof(float)), "allocate page-locked host memory");
+        data_ = static_cast<float*>(p);
+    }
+    ~PinnedFloats() { cudaFreeHost(data_); }
+    PinnedFloats(const PinnedFloats&) = delete;
+    PinnedFloats& operator=(const PinnedFloats&) = delete;
+    float* data() const { return data_; }
+
+private:
+    std::size_t count_;
+    float* data_ = nullptr;
+};
+
+bool is_host_device_copy(const mgpu::trace::ApiCall& call) {
+    return call.name == "cudaMemcpyAsync" || call.name == "cudaMemcpy";
+}
+
+long long address(const void* p) { return static_cast<long long>(reinterpret_cast<std::uintptr_t>(p)); }
+
+void take_counters(std::vector<std::size_t>& bytes, std::size_t& streams, std::size_t& events, std::size_t& pinned) {
+    bytes.clear();
+    for (int device = 0; device < lesson3::device_count(); ++device)
+        bytes.push_back(mgpu::sim::device_bytes_in_use(device));
+    streams = mgpu::sim::live_streams();
+    events = mgpu::sim::live_events();
+    pinned = mgpu::sim::live_pinned_host_allocations();
+}
+
+int suite_host_thread() {
+    int device = 0;
+    cudaGetDevice(&device);   // a call of the suite's own, to learn how the trace numbers this thread
+    const auto& calls = mgpu::sim::trace().calls;
+    return calls.empty() ? 0 : calls.back().host_thread;
+}
+
+// Finds each share's calls and operations in the window, by the host addresses its copies use.
+void find_share_work(Run& result, const float* in, const float* out) {
+    result.window = result.calls.calls();
+    const auto ops = result.calls.ops();
+    result.shares.assign(result.plan.size(), ShareWork{});
+    for (std::size_t d = 0; d < result.plan.size(); ++d) {
+        const Share& share = result.plan[d];
+        if (share.count == 0) continue;
+        ShareWork& work = result.shares[d];
+        for (const auto& call : result.window)
+            if (work.copy_in == nullptr && is_host_device_copy(call) && call.result == 0 && call.args.size() >= 2 &&
+                call.args[1] == address(in + share.first))
+                work.copy_in = &call;
+        if (work.copy_in == nullptr) continue;
+        // The copy back of this share, not of another one that wrote to the same place: it follows the
+        // input copy on the same stream.
+        for (const auto& call : result.window)
+            if (work.copy_out == nullptr && is_host_device_copy(call) && call.result == 0 && call.args.size() >= 2 &&
+                call.seq > work.copy_in->seq && call.stream == work.copy_in->stream &&
+                call.args[0] == address(out + share.first))
+                work.copy_out = &call;
+        std::uint64_t stream = 0;
+        bool found = false;
+        for (const auto& op : ops)
+            if (op.api_seq == work.copy_in->seq) {
+                stream = op.stream;
+                found = true;
+            }
+        if (!found) continue;
+        for (const auto& op : ops)
+            if (op.stream == stream && op.kind != OpKind::EventRecord && op.kind != OpKind::StreamWait)
+                work.ops.push_back(op);
+    }
+}
+
+}  // namespace
+
+double ShareWork::start_us() const {
+    double start = std::numeric_limits<double>::infinity();
+    for (const auto& op : ops) start = std::min(start, op.start_us);
+    return start;
+}
+
+double ShareWork::end_us() const {
+    double end = 0;
+    for (const auto& op : ops) end = std::max(end, op.end_us);
+    return end;
+}
+
+std::vector<Share> even_plan(std::size_t n, int parts) {
+    std::vector<Share> plan;
+    std::size_t first = 0;
+    for (int i = 0; i < parts; ++i) {
+        const std::size_t count = n / static_cast<std::size_t>(parts) + (static_cast<std::size_t>(i) < n % parts ? 1 : 0);
+        plan.push_back(Share{first, count});
+        first += count;
+    }
+    return plan;
+}
+
+std::vector<Share> weighted_plan(std::size_t n, const std::vector<double>& weights) {
+    const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+    std::vector<Share> plan;
+    std::size_t first = 0;
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+        // Rounded down, the last share taking the rest: a valid plan is all the suite needs here.
+        std::size_t count = static_cast<std::size_t>(std::floor(static_cast<double>(n) * weights[i] / total));
+        count = std::min(count, n - first);
+        if (i + 1 == weights.size()) count = n - first;
+        plan.push_back(Share{first, count});
+        first += count;
+    }
+    return plan;
+}
+
+std::vector<double> bandwidth_weights() {
+    std::vector<double> weights;
+    for (const auto& device : mgpu::sim::machine().devices) weights.push_back(device.memory_bandwidth_gbps);
+    return weights;
+}
+
+bool inject_malloc_failure(int nth) {
+    mgpu::sim::Options options = mgpu::sim::options();
+    options.faults.malloc_fails_at = nth;
+    try {
+        mgpu::sim::reset_machine(options);
+    } catch (const mgpu::sim::ScenarioUnavailable& unavailable) {
+        mgpu::check::skip(unavailable.what());
+        return false;
+    }
+    return true;
+}
+
+std::size_t plan_total(const std::vector<Share>& plan) {
+    std::size_t total = 0;
+    for (const Share& share : plan) total += share.count;
+    return total;
+}
+
+std::string plan_text(const std::vector<Share>& plan) {
+    std::string text;
+    for (const Share& share : plan) {
+        if (!text.empty()) text += ' ';
+        text += std::to_string(share.count) + "@" + std::to_string(share.first);
+    }
+    return "[" + text + "]";
+}
+
+std::string Run::text() const {
+    const std::string shares = plan.size() <= 8 ? plan_text(plan) : std::to_string(plan.size()) + " shares";
+    if (driver == Driver::Threads) return "scale_with_threads(out, in, factor, plan " + shares + ")";
+    return "scale_on_devices(out, in, factor, plan " + shares + (with_times ? ", &device_ms)" : ", nullptr)");
+}
+
+namespace {
+
+cudaError_t call_student(Run& result, float* out, const float* in) {
+    const std::string what = result.text() + " with device " + std::to_string(result.caller) + " current";
+    return result.calls.watch(what, [&] {
+        if (result.driver == Driver::Threads) return scale_with_threads(out, in, result.factor, result.plan);
+        return scale_on_devices(out, in, result.factor, result.plan, result.with_times ? &result.device_ms : nullptr);
+    });
+}
+
+void prepare(Run& result, Driver driver, const std::vector<Share>& plan, int caller, bool with_times) {
+    result.driver = driver;
+    result.plan = plan;
+    result.caller = caller;
+    result.with_times = with_times;
+    result.caller_thread = suite_host_thread();
+}
+
+}  // namespace
+
+void run(Run& result, Driver driver, const std::vector<Share>& plan, std::uint64_t salt, int caller, bool with_times) {
+    prepare(result, driver, plan, caller, with_times);
+    const std::size_t n = plan_total(plan);
+    result.input = lesson3::random_floats(n, salt);
+    result.factor = lesson3::random_factor(salt);
+    PinnedFloats in(n), out(n);
+    std::copy(result.input.begin(), result.input.end(), in.data());
+    std::fill(out.data(), out.data() + n + lesson3::kGuardElements, lesson3::kGuardValue);
+    require_setup(cudaSetDevice(caller), "select the caller's device");
+    mgpu::sim::drain_all();
+    take_counters(result.bytes_before, result.streams_before, result.events_before, result.pinned_before);
+    result.status = call_student(result, out.data(), in.data());
+    // The output as the caller finds it on return, before anything still queued runs: under a lazy
+    // schedule work that nobody waited for has not happened yet.
+    result.output.assign(out.data(), out.data() + n + lesson3::kGuardElements);
+    mgpu::sim::drain_all();
+    take_counters(result.bytes_after, result.streams_after, result.events_after, result.pinned_after);
+    find_share_work(result, in.data(), out.data());
+    lesson3::require_status(result.status, cudaSuccess, result.text(), result.calls);
+}
+
+void run_with_student_buffers(Run& result, const std::vector<Share>& plan, int caller) {
+    prepare(result, Driver::OneThread, plan, caller, false);
+    const std::size_t n = plan_total(plan);
+    result.factor = 2.0f;
+    lesson3::StudentCalls allocating;
+    float* in = allocating.watch("allocate_host_buffer(" + std::to_string(n) + ")", [&] { return allocate_host_buffer(n); });
+    float* out = allocating.watch("allocate_host_buffer(" + std::to_string(n) + ")", [&] { return allocate_host_buffer(n); });
+    if (in == nullptr || out == nullptr)
+        mgpu::check::fail_and_stop({"allocate_host_buffer(" + std::to_string(n) + ") gives a buffer (the rest of this check needs it)",
+                                    "a pointer to " + std::to_string(n) + " floats", "nullptr", "", 0, false, "2.6"});
+    for (std::size_t i = 0; i < n; ++i) in[i] = 1.0f + static_cast<float>(i % 7);
+    require_setup(cudaSetDevice(caller), "select the caller's device");
+    result.status = call_student(result, out, in);
+    mgpu::sim::drain_all();
+    find_share_work(result, in, out);
+    lesson3::StudentCalls freeing;
+    freeing.watch("free_host_buffer", [&] {
+        free_host_buffer(in);
+        free_host_buffer(out);
+    });
+    lesson3::require_status(result.status, cudaSuccess, result.text(), result.calls);
+}
+
+bool expect_results(const Run& result) {
+    const std::size_t n = plan_total(result.plan);
+    std::size_t wrong = 0, first_wrong = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!(result.output[i] == result.factor * result.input[i]) && wrong++ == 0) first_wrong = i;
+    std::size_t guard_wrong = 0;
+    for (std::size_t i = n; i < result.output.size(); ++i) guard_wrong += result.output[i] != lesson3::kGuardValue;
+    if (wrong == 0 && guard_wrong == 0) return true;
+
+    // Causes first, from the timeline.
+    for (std::size_t d = 0; d < result.plan.size(); ++d) {
+        const ShareWork& work = result.shares[d];
+        const Share& share = result.plan[d];
+        if (share.count == 0) continue;
+        const std::string which = "share " + std::to_string(d) + " (" + std::to_string(share.count) + "@" +
+                                  std::to_string(share.first) + ", device " + std::to_string(d) + ")";
+        if (work.copy_out == nullptr) {
+            lesson3::expect(false, "why the results are wrong: " + which + " is never copied back to out + first",
+                            "a cudaMemcpyAsync to out + " + std::to_string(share.first) + " of " +
+                                std::to_string(share.count * sizeof(float)) + " bytes",
+                            "no host copy writes there", work.copy_in, "2.9");
+            continue;
+        }
+        if (work.end_us() > result.calls.returned_at_us() + 1e-6) {
+            lesson3::expect(false, "why the results are wrong: the function returned before device " + std::to_string(d) +
+                                       " finished " + which,
+                            "every device's work done before returning (cudaStreamSynchronize on each device's stream)",
+                            "its last operation ends at " + std::to_string(work.end_us()) + " us; the function returned at " +
+                                std::to_string(result.calls.returned_at_us()) + " us",
+                            work.copy_out, "2.4");
+        }
+    }
+    if (wrong > 0) {
+        lesson3::expect_value(false, result.text() + ": out[i] == factor * in[i] for all " + std::to_string(n) + " elements",
+                              "out[" + std::to_string(first_wrong) + "] = " +
+                                  std::to_string(result.factor * result.input[first_wrong]),
+                              std::to_string(wrong) + " wrong, the first out[" + std::to_string(first_wrong) + "] = " +
+                                  std::to_string(result.output[first_wrong]));
+    }
+    if (guard_wrong > 0) {
+        lesson3::expect_value(false, result.text() + ": nothing is written past the plan's last element",
+                              "out[" + std::to_string(n) + "...] untouched",
+                              std::to_string(guard_wrong) + " elements after the end changed");
+    }
+    return false;
+}
+
+}  // namespace lesson2

@@ -1,0 +1,165 @@
+// Criterion "overlap across devices" (lesson section 2.6): the devices work at the same time. The
+// host must queue every device's work before it waits for any (no synchronous copy, no
+// synchronisation, no pageable host memory in the issue loop), and then, on the modelled timeline,
+// each device starts its share before the device before it has finished. The comparison is between
+// the devices' own intervals, so it holds whatever the cost model's figures are.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "expectations.h"
+#include "host_data.h"
+#include "mgpu/sim/control.h"
+#include "scenario.h"
+#include "split_work.h"
+
+namespace {
+
+using namespace lesson2;
+using mgpu::trace::OpKind;
+
+// Calls after which the host stands still until a device has done something.
+const std::set<std::string>& waiting_calls() {
+    static const std::set<std::string> names{"cudaMemcpy",          "cudaMemcpyPeer",        "cudaDeviceSynchronize",
+                                             "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemset",
+                                             "cudaMallocHost",       "cudaHostAlloc",         "cudaFreeHost",
+                                             "cudaFree",             "cudaHostRegister"};
+    return names;
+}
+
+// Between the first share's input copy and the last share's output copy, nothing waits.
+void expect_issue_loop_never_waits(const Run& result) {
+    std::uint64_t first = 0, last = 0;
+    for (const ShareWork& work : result.shares) {
+        if (work.copy_in != nullptr && (first == 0 || work.copy_in->seq < first)) first = work.copy_in->seq;
+        if (work.copy_out != nullptr && work.copy_out->seq > last) last = work.copy_out->seq;
+    }
+    if (!lesson3::expect(first != 0 && last != 0, "the shares are copied in and out with cudaMemcpyAsync",
+                         "copies from in + first and to out + first", "none found", nullptr, "2.4"))
+        return;
+    for (const auto& call : result.window) {
+        if (call.seq < first || call.seq > last) continue;
+        if (call.name == "cudaMemcpy" || (waiting_calls().count(call.name) == 1 && call.seq != first && call.seq != last)) {
+            lesson3::expect(false,
+                            "the host queues every device's work before it waits for any: " + call.name +
+                                " inside the issue loop holds the next device back",
+                            "only cudaSetDevice, cudaMemcpyAsync, kernel launches and event records between the first "
+                            "input copy and the last output copy",
+                            call.text.empty() ? call.name : call.text, &call);
+            return;
+        }
+    }
+    if (lesson3::kOnRealGpu) return;   // CUPTI's trace does not say whether a copy's host end was pinned
+    for (const auto& op : result.calls.ops()) {
+        const bool host_copy = op.kind == OpKind::MemcpyHtoD || op.kind == OpKind::MemcpyDtoH;
+        if (!host_copy || op.pinned_host) continue;
+        const mgpu::trace::ApiCall* at = nullptr;
+        for (const auto& call : result.window)
+            if (call.seq == op.api_seq) at = &call;
+        lesson3::expect(false,
+                        "every copy between host and device uses page-locked host memory (a pageable one makes the "
+                        "host wait for the copy)",
+                        "copies from and to the caller's page-locked in and out, or cudaMallocHost buffers",
+                        "a " + std::string(mgpu::trace::to_string(op.kind)) + " copy of " + std::to_string(op.bytes) +
+                            " bytes from pageable memory",
+                        at);
+        return;
+    }
+}
+
+// Each device with work starts its share before the previous device with work has finished.
+void expect_devices_overlap(const Run& result) {
+    const ShareWork* previous = nullptr;
+    std::size_t previous_index = 0;
+    for (std::size_t d = 0; d < result.shares.size(); ++d) {
+        const ShareWork& work = result.shares[d];
+        if (work.ops.empty()) continue;
+        if (previous != nullptr &&
+            !lesson3::expect(work.start_us() < previous->end_us(),
+                             "device " + std::to_string(d) + " starts its share while device " +
+                                 std::to_string(previous_index) + " is still working on its own",
+                             "a start before " + std::to_string(previous->end_us()) + " us, when device " +
+                                 std::to_string(previous_index) + " finished",
+                             "it started at " + std::to_string(work.start_us()) + " us: the host gave it its work only "
+                                                                                 "after the device before had finished",
+                             work.copy_in))
+            return;
+        previous = &work;
+        previous_index = d;
+    }
+}
+
+}  // namespace
+
+TEST_CASE("overlap across devices: scale_on_devices never waits while it queues work, on hgx-h200-8") {
+    if (!lesson3::start({"hgx-h200-8"}, "even plan of 8388613 floats")) return;
+    Run result;
+    run(result, Driver::OneThread, even_plan((std::size_t{1} << 23) + 5, 8), 301, 0);
+    expect_issue_loop_never_waits(result);
+}
+
+TEST_CASE("overlap across devices: the eight devices of hgx-h200-8 work at the same time") {
+    if (!lesson3::start({"hgx-h200-8"}, "even plan of 8388613 floats")) return;
+    Run result;
+    run(result, Driver::OneThread, even_plan((std::size_t{1} << 23) + 5, 8), 302, 2);
+    expect_devices_overlap(result);
+}
+
+TEST_CASE("overlap across devices: the four devices of pcie-4 work at the same time under a lazy schedule") {
+    if (!lesson3::start({"pcie-4", "lazy"}, "even plan of 4194311 floats")) return;
+    Run result;
+    run(result, Driver::OneThread, even_plan((std::size_t{1} << 22) + 7, 4), 303, 1);
+    expect_issue_loop_never_waits(result);
+    expect_devices_overlap(result);
+}
+
+TEST_CASE("overlap across devices: the three different devices of mixed-3 work at the same time") {
+    if (!lesson3::start({"mixed-3", "shuffle:19"}, "plan of 6000001 floats weighted by memory bandwidth")) return;
+    Run result;
+    run(result, Driver::OneThread, weighted_plan(6000001, bandwidth_weights()), 304, 0);
+    expect_issue_loop_never_waits(result);
+    expect_devices_overlap(result);
+}
+
+TEST_CASE("overlap across devices: on one GPU nothing waits between the input copy and the output copy") {
+    if (!lesson3::start({"h200"}, "one share of 1048579 floats")) return;
+    Run result;
+    run(result, Driver::OneThread, even_plan(1048579, 1), 305, 0);
+    expect_issue_loop_never_waits(result);
+}
+
+TEST_CASE("overlap across devices: allocate_host_buffer gives page-locked memory, nullptr for 0 floats") {
+    if (!lesson3::start({"h200"}, "buffers of 1000 and 0 floats")) return;
+    const std::size_t pinned_before = mgpu::sim::live_pinned_host_allocations();
+    lesson3::StudentCalls calls;
+    float* buffer = calls.watch("allocate_host_buffer(1000)", [] { return allocate_host_buffer(1000); });
+    if (!lesson3::expect(buffer != nullptr, "allocate_host_buffer(1000) gives a buffer", "a pointer", "nullptr"))
+        return;
+    cudaPointerAttributes attributes{};
+    const cudaError_t status = cudaPointerGetAttributes(&attributes, buffer);
+    lesson3::expect(status == cudaSuccess && attributes.type == cudaMemoryTypeHost &&
+                        mgpu::sim::live_pinned_host_allocations() == pinned_before + 1,
+                    "allocate_host_buffer gives page-locked memory (cudaMallocHost), which the copy engines use "
+                    "without holding up the host",
+                    "cudaPointerGetAttributes answers cudaMemoryTypeHost",
+                    "pageable memory (malloc or new): every cudaMemcpyAsync from it makes the host wait",
+                    nullptr);
+    lesson3::StudentCalls empty;
+    float* none = empty.watch("allocate_host_buffer(0)", [] { return allocate_host_buffer(0); });
+    lesson3::expect(none == nullptr, "allocate_host_buffer(0) gives nullptr", "nullptr", "a pointer");
+    lesson3::StudentCalls freeing;
+    freeing.watch("free_host_buffer", [&] {
+        free_host_buffer(buffer);
+        free_host_buffer(none);
+    });
+}
+
+TEST_CASE("overlap across devices: with the host buffers of allocate_host_buffer, the devices of pcie-4 work at the same time") {
+    if (!lesson3::start({"pcie-4"}, "even plan of 4194304 floats in the student's own host buffers")) return;
+    Run result;
+    run_with_student_buffers(result, even_plan(std::size_t{1} << 22, 4), 0);
+    expect_devices_overlap(result);
+}
