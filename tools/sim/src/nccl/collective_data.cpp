@@ -4,6 +4,7 @@
 
 #include "element_types.h"
 #include "memory/memory.h"
+#include "mgpu/sim/nccl_control.h"
 
 namespace mgpu::sim::nccl {
 
@@ -76,13 +77,17 @@ void run(const MatchedOp& op, char* staging) {
     }
 }
 
+bool data_movement = true;
+
 }  // namespace
 
 bool move_data(const MatchedOp& op) {
-    if (op.count == 0) return true;
+    if (op.count == 0 || !data_movement) return true;
     std::vector<char> staging(staging_bytes(op));
     mem::Violation violation;
     return mem::run_guarded(mem::kAllDevices, [&] { run(op, staging.data()); }, &violation);
 }
 
 }  // namespace mgpu::sim::nccl
+
+void mgpu::sim::set_nccl_data_movement(bool move) { nccl::data_movement = move; }

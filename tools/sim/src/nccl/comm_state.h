@@ -49,6 +49,10 @@ struct OpArgs {
     int host_thread = 0;
     std::uint64_t api_seq = 0;
     double posted_at_us = 0;                    // the poster's host clock when it was launched
+    // Sends and receives of one group run side by side on a stream, as NCCL runs them in one
+    // kernel: their modelled start follows what the stream held when the group was launched.
+    bool timed_from_launch = false;
+    std::vector<std::uint64_t> launch_deps;
 };
 
 std::string describe(const OpArgs& args);   // "ncclAllReduce(count=8, ncclFloat32, ncclSum)"

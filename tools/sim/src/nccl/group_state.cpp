@@ -2,6 +2,7 @@
 
 #include "hang_watch.h"
 #include "rendezvous.h"
+#include "runtime/scheduler.h"
 
 namespace mgpu::sim::nccl {
 
@@ -22,6 +23,11 @@ ncclResult_t launch(GroupState& batch, const std::string& what) {
         any_blocking |= split->blocking;
         split->ticket = ticket;
         post_split(std::move(split));
+    }
+    for (auto& [comm, args] : batch.operations) {
+        if (!is_p2p(args.func)) continue;
+        args.timed_from_launch = true;
+        args.launch_deps = rt::stream_dependencies(args.stream);
     }
     for (auto& [comm, args] : batch.operations) {
         any_blocking |= comm->blocking;

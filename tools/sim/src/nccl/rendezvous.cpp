@@ -35,9 +35,11 @@ void enqueue_parts(const MatchedOp& op, const std::vector<ncclComm*>& comms, con
     std::vector<std::vector<std::uint64_t>> deps(op.parts.size());
     double start = 0;
     for (std::size_t i = 0; i < op.parts.size(); ++i) {
-        deps[i] = rt::stream_dependencies(op.parts[i].stream);
-        start = std::max(start, op.parts[i].posted_at_us);
-        for (std::uint64_t dep : deps[i]) start = std::max(start, rt::op_end_us(dep));
+        const OpArgs& part = op.parts[i];
+        deps[i] = rt::stream_dependencies(part.stream);
+        start = std::max(start, part.posted_at_us);
+        for (std::uint64_t dep : part.timed_from_launch ? part.launch_deps : deps[i])
+            start = std::max(start, rt::op_end_us(dep));
     }
     auto shared = std::make_shared<MatchedOp>(op);
     std::uint64_t leader = 0;
