@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 
@@ -198,4 +199,28 @@ TEST_CASE("one thread per rank, each calling without a group, completes and is n
     CAPTURE(outcome.standard_error);
     CHECK(outcome.exit_code == 0);
     CHECK_FALSE(contains(outcome.standard_error, "mgpu-sim: NCCL"));
+}
+
+TEST_CASE("a program that ends while a rank's posted work was never matched exits with the diagnosis") {
+    const auto outcome = run_in_child([] {
+        conformance::use_machine("hgx-h200-8");
+        ncclUniqueId id;
+        ncclGetUniqueId(&id);
+        ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+        config.blocking = 0;   // non-blocking: calls return before the other ranks join
+        std::vector<ncclComm_t> comms(2);
+        ncclGroupStart();
+        for (int r = 0; r < 2; ++r) {
+            cudaSetDevice(r);
+            ncclCommInitRankConfig(&comms[r], 2, id, r, &config);
+        }
+        ncclGroupEnd();
+        auto buffers = buffers_on_devices(2);
+        ncclAllReduce(buffers[0], buffers[0], 64, ncclFloat32, ncclSum, comms[0], nullptr);
+        std::exit(0);   // rank 1 never calls the all-reduce
+    });
+    CAPTURE(outcome.standard_error);
+    CHECK(outcome.exit_code == kStoppedStatus);
+    CHECK(contains(outcome.standard_error, "the program ended with NCCL work"));
+    CHECK(contains(outcome.standard_error, "rank 1 (device 1) has not called collective #1"));
 }

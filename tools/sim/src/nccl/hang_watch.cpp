@@ -241,7 +241,38 @@ void start_watcher_once() {
     std::thread(watch).detach();
 }
 
+bool unmatched_work() {
+    const Registry& reg = registry();
+    for (const auto& [id, joined] : reg.pending_inits)
+        if (!joined.empty()) return true;
+    for (const auto& clique : reg.cliques) {
+        for (const auto& queue : clique->collectives)
+            if (!queue.empty()) return true;
+        for (const auto* side : {&clique->sends, &clique->recvs})
+            for (const auto& [pair, queue] : *side)
+                if (!queue.empty()) return true;
+        for (const auto& split : clique->splits)
+            if (split) return true;
+    }
+    return false;
+}
+
+void report_unmatched_at_exit() {
+    std::unique_lock<std::recursive_mutex> lock(rt::runtime().mutex, std::try_to_lock);
+    if (!lock.owns_lock() || !unmatched_work()) return;
+    stop_program("the program ended with NCCL work that the other ranks never matched (a rank that never made "
+                 "the call, or a thread left waiting). On GPUs this program would not have ended.",
+                 "");
+}
+
 }  // namespace
+
+void check_at_exit() {
+    static pid_t registered_in = 0;
+    if (registered_in == getpid()) return;
+    registered_in = getpid();
+    std::atexit(report_unmatched_at_exit);
+}
 
 void notify_progress() { progress_signal().notify_all(); }
 

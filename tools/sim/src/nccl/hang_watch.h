@@ -21,6 +21,10 @@ inline constexpr int kHangExitStatus = 3;
 // ("ncclGroupEnd at main.cu:40"). The caller holds the runtime's lock once.
 void wait_for(const std::shared_ptr<Ticket>& ticket, const std::string& what);
 
+// Arranges (once per process) for the program's end to be checked: work some rank posted and
+// the others never matched is reported, and the exit status becomes kHangExitStatus.
+void check_at_exit();
+
 // Wakes the waiting threads after posted work was matched.
 void notify_progress();
 

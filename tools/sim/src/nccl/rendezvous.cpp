@@ -174,6 +174,7 @@ void match_pair(Clique& clique, int from, int to) {
 }  // namespace
 
 void post_operation(ncclComm* comm, const OpArgs& args, const std::shared_ptr<Ticket>& ticket) {
+    check_at_exit();
     Clique& clique = *comm->clique;
     Posted posted;
     posted.args = args;
@@ -235,6 +236,7 @@ void complete_init(std::vector<InitRequest>& joined) {
 }  // namespace
 
 void post_init(InitRequest request) {
+    check_at_exit();
     Registry& reg = registry();
     auto& joined = reg.pending_inits[request.id];
     ++request.ticket->outstanding;
