@@ -10,9 +10,12 @@
 //
 //   nccl_perf [--op all_reduce|all_gather|reduce_scatter|broadcast|sendrecv|all] [-b BYTES] [-e BYTES]
 //             [-f FACTOR] [-g GPUS] [-n ITERS] [--check-up-to BYTES]
+//   nccl_perf --speed BYTES   the simulator's own speed: the wall time of one all-reduce of BYTES per rank
+//                             against a plain memcpy of the same total bytes (target: at most 3 times)
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +39,7 @@ struct Settings {
     int gpus = 0;
     int iterations = 5;
     std::size_t check_up_to = std::size_t{64} << 20;
+    std::size_t speed_bytes = 0;
 };
 
 std::size_t parse_bytes(const char* text) {
@@ -62,6 +66,7 @@ Settings parse(int argc, char** argv) {
         else if (name == "-g") s.gpus = std::atoi(value);
         else if (name == "-n") s.iterations = std::atoi(value);
         else if (name == "--check-up-to") s.check_up_to = parse_bytes(value);
+        else if (name == "--speed") s.speed_bytes = parse_bytes(value);
         else {
             std::fprintf(stderr, "nccl_perf: unknown option %s\n", name.c_str());
             std::exit(2);
@@ -225,6 +230,51 @@ double time_us(const Shape& shape, std::vector<Rank>& ranks, std::size_t count, 
     return ms * 1e3 / iterations;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Wall time of the simulator moving an all-reduce's data, against memcpy moving as many bytes.
+int speed(const Settings& settings, int n) {
+    const std::size_t count = settings.speed_bytes / sizeof(float);
+    std::vector<ncclComm_t> comms(n);
+    CHECK_NCCL(ncclCommInitAll(comms.data(), n, nullptr));
+    std::vector<float*> buffers(n);
+    for (int r = 0; r < n; ++r) {
+        CHECK_CUDA(cudaSetDevice(r));
+        CHECK_CUDA(cudaMalloc(&buffers[r], count * sizeof(float)));
+        CHECK_CUDA(cudaMemset(buffers[r], 0, count * sizeof(float)));   // pages touched before timing
+    }
+    auto all_reduce = [&] {
+        CHECK_NCCL(ncclGroupStart());
+        for (int r = 0; r < n; ++r)
+            CHECK_NCCL(ncclAllReduce(buffers[r], buffers[r], count, ncclFloat32, ncclSum, comms[r], nullptr));
+        CHECK_NCCL(ncclGroupEnd());
+        for (int r = 0; r < n; ++r) {
+            CHECK_CUDA(cudaSetDevice(r));
+            CHECK_CUDA(cudaDeviceSynchronize());
+        }
+        return 0;
+    };
+    if (all_reduce() != 0) return 1;   // warm-up
+    auto start = std::chrono::steady_clock::now();
+    if (all_reduce() != 0) return 1;
+    const double simulated = seconds_since(start);
+    std::vector<char> from(settings.speed_bytes, 1), to(settings.speed_bytes, 0);
+    start = std::chrono::steady_clock::now();
+    for (int r = 0; r < n; ++r) std::memcpy(to.data(), from.data(), from.size());
+    const double copied = seconds_since(start);
+    const double ratio = simulated / copied;
+    std::printf("# simulator speed: all-reduce of %zu B on %d ranks took %.3f s; memcpy of %d x %zu B took %.3f s; "
+                "ratio %.2f (target <= 3): %s\n",
+                settings.speed_bytes, n, simulated, n, settings.speed_bytes, copied, ratio, ratio <= 3 ? "PASS" : "MISS");
+    for (int r = 0; r < n; ++r) {
+        ncclCommDestroy(comms[r]);
+        cudaFree(buffers[r]);
+    }
+    return ratio <= 3 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -239,6 +289,7 @@ int main(int argc, char** argv) {
     std::printf(", simulated machine '%s' (modelled times)", mgpu::sim::machine().name.c_str());
 #endif
     std::printf("\n");
+    if (settings.speed_bytes > 0) return speed(settings, n);
     std::vector<Rank> ranks(n);
     std::vector<ncclComm_t> comms(n);
     CHECK_NCCL(ncclCommInitAll(comms.data(), n, nullptr));

@@ -4,6 +4,8 @@
 // thread initialises several ranks inside a group.
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "nccl_test_support.h"
 
 using namespace nccl_tests;
@@ -124,5 +126,60 @@ TEST_CASE("a non-blocking communicator reports ncclInProgress until every rank h
         CHECK(state == ncclSuccess);
     }
     for (ncclComm_t comm : comms) CHECK(ncclCommDestroy(comm) == ncclSuccess);
+    cudaSetDevice(0);
+}
+
+TEST_CASE("the trace records every NCCL call with its arguments and every rank's part of the operation") {
+    use_machine("hgx-h200-8");
+    const int n = 3;
+    Comms comms(n);
+    std::vector<DeviceBuffer> buffers;
+    std::vector<cudaStream_t> streams(n);
+    for (int r = 0; r < n; ++r) {
+        buffers.emplace_back(r, 40 * sizeof(double));
+        cudaSetDevice(r);
+        REQUIRE(cudaStreamCreate(&streams[r]) == cudaSuccess);
+    }
+    cudaSetDevice(0);
+    mgpu::sim::clear_trace();
+    REQUIRE(ncclGroupStart() == ncclSuccess);
+    for (int r = 0; r < n; ++r)
+        REQUIRE(ncclReduce(buffers[r].get(), buffers[r].get(), 40, ncclFloat64, ncclMax, 2, comms[r], streams[r]) ==
+                ncclSuccess);
+    REQUIRE(ncclGroupEnd() == ncclSuccess);
+    const auto& trace = mgpu::sim::trace();
+    const auto calls = trace.calls_named("ncclReduce");
+    REQUIRE(calls.size() == static_cast<std::size_t>(n));
+    CHECK(trace.calls_named("ncclGroupStart").size() == 1);
+    CHECK(trace.calls_named("ncclGroupEnd").size() == 1);
+    for (int r = 0; r < n; ++r) {
+        const auto* call = calls[r];
+        CAPTURE(call->text);
+        CHECK(call->result == ncclSuccess);
+        CHECK(call->text.find("count=40") != std::string::npos);
+        CHECK(call->text.find("ncclFloat64") != std::string::npos);
+        CHECK(call->text.find("ncclMax") != std::string::npos);
+        CHECK(call->text.find("root=2") != std::string::npos);
+        CHECK(call->text.find("rank " + std::to_string(r)) != std::string::npos);
+    }
+    const auto parts = trace.ops_of(mgpu::trace::OpKind::Collective);
+    REQUIRE(parts.size() == static_cast<std::size_t>(n));
+    std::set<int> devices;
+    for (const auto* part : parts) {
+        devices.insert(part->device);
+        CHECK(part->bytes == 40 * sizeof(double));
+        CHECK(part->end_us > part->start_us);
+        CHECK(part->name.find("ncclReduce") == 0);
+        // Each part is on its rank's stream and points back at its rank's call.
+        bool matched = false;
+        for (int r = 0; r < n; ++r)
+            if (part->api_seq == calls[r]->seq) matched = part->device == r && part->stream == calls[r]->stream;
+        CHECK(matched);
+    }
+    CHECK(devices.size() == static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) {
+        cudaSetDevice(r);
+        cudaStreamDestroy(streams[r]);
+    }
     cudaSetDevice(0);
 }

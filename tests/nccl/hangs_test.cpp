@@ -224,3 +224,21 @@ TEST_CASE("a program that ends while a rank's posted work was never matched exit
     CHECK(contains(outcome.standard_error, "the program ended with NCCL work"));
     CHECK(contains(outcome.standard_error, "rank 1 (device 1) has not called collective #1"));
 }
+
+TEST_CASE("a lone thread polling a non-blocking communicator that the other ranks never join is stopped") {
+    const auto outcome = run_in_child([] {
+        conformance::use_machine("hgx-h200-8");
+        ncclUniqueId id;
+        ncclGetUniqueId(&id);
+        ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+        config.blocking = 0;
+        ncclComm_t comm = nullptr;
+        ncclCommInitRankConfig(&comm, 2, id, 0, &config);   // rank 1 never joins
+        ncclResult_t state = ncclInProgress;
+        while (state == ncclInProgress) ncclCommGetAsyncError(comm, &state);
+    });
+    CAPTURE(outcome.standard_error.substr(0, 2000));
+    CHECK(outcome.exit_code == kStoppedStatus);
+    CHECK(contains(outcome.standard_error, "keeps polling ncclCommGetAsyncError"));
+    CHECK(contains(outcome.standard_error, "rank(s) 1 never called ncclCommInitRankConfig"));
+}

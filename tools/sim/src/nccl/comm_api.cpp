@@ -4,6 +4,7 @@
 #include <set>
 
 #include "group_state.h"
+#include "hang_watch.h"
 #include "rendezvous.h"
 #include "runtime/scheduler.h"
 
@@ -221,6 +222,7 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* asyncError, Si
     if (comm->state == CommState::Destroyed || comm->state == CommState::Aborted)
         return finish(call, ncclInvalidArgument);
     *asyncError = comm->state == CommState::Initializing ? ncclInProgress : comm->async_error;
+    if (*asyncError == ncclInProgress) note_poll_in_progress("ncclCommGetAsyncError at " + where_text(site));
     return finish(call, ncclSuccess);
 }
 

@@ -196,23 +196,51 @@ T combine(ncclRedOp_t op, T a, T b) {
 }
 
 // Storage S is what memory holds; arithmetic happens in C and every intermediate result is
-// rounded back through S, as each reduction step of the kernel stores its result in S.
+// rounded back through S, as each reduction step of the kernel stores its result in S. The
+// loops run rank by rank over whole buffers, with the operation chosen outside them, so that the
+// compiler can vectorise the common float and integer sums.
+template <class S, class C, class Load, class Store, class Combine>
+void reduce_ranks(const Reduction& reduction, C factor, const void* const* inputs, int nranks, std::size_t count,
+                  S* out, Load load, Store store, Combine combine) {
+    const S* first = static_cast<const S*>(inputs[0]);
+    if (reduction.premultiply) {
+        for (std::size_t i = 0; i < count; ++i) out[i] = store(multiply(load(first[i]), factor));
+    } else {
+        std::memcpy(out, first, count * sizeof(S));
+    }
+    for (int rank = 1; rank < nranks; ++rank) {
+        const S* in = static_cast<const S*>(inputs[rank]);
+        if (reduction.premultiply) {
+            for (std::size_t i = 0; i < count; ++i)
+                out[i] = store(combine(load(out[i]), load(store(multiply(load(in[i]), factor)))));
+        } else {
+            for (std::size_t i = 0; i < count; ++i) out[i] = store(combine(load(out[i]), load(in[i])));
+        }
+    }
+    if constexpr (std::is_integral_v<C>) {
+        if (reduction.divide_by_ranks)
+            for (std::size_t i = 0; i < count; ++i) out[i] = static_cast<S>(out[i] / static_cast<C>(nranks));
+    }
+}
+
 template <class S, class C, class Load, class Store>
 void reduce_as(const Reduction& reduction, double scalar, const void* const* inputs, int nranks, std::size_t count,
                void* out, Load load, Store store) {
     const C factor = load(store(static_cast<C>(scalar)));
-    auto round = [&](C value) { return load(store(value)); };
-    auto input = [&](int rank, std::size_t i) {
-        const C value = load(static_cast<const S*>(inputs[rank])[i]);
-        return reduction.premultiply ? round(multiply(value, factor)) : value;
-    };
     S* result = static_cast<S*>(out);
-    for (std::size_t i = 0; i < count; ++i) {
-        C accumulated = input(0, i);
-        for (int rank = 1; rank < nranks; ++rank) accumulated = round(combine(reduction.base, accumulated, input(rank, i)));
-        if constexpr (std::is_integral_v<C>)
-            if (reduction.divide_by_ranks) accumulated = static_cast<C>(accumulated / static_cast<C>(nranks));
-        result[i] = store(accumulated);
+    switch (reduction.base) {
+    case ncclProd:
+        return reduce_ranks<S, C>(reduction, factor, inputs, nranks, count, result, load, store,
+                                  [](C a, C b) { return multiply(a, b); });
+    case ncclMax:
+        return reduce_ranks<S, C>(reduction, factor, inputs, nranks, count, result, load, store,
+                                  [](C a, C b) { return combine(ncclMax, a, b); });
+    case ncclMin:
+        return reduce_ranks<S, C>(reduction, factor, inputs, nranks, count, result, load, store,
+                                  [](C a, C b) { return combine(ncclMin, a, b); });
+    default:
+        return reduce_ranks<S, C>(reduction, factor, inputs, nranks, count, result, load, store,
+                                  [](C a, C b) { return add(a, b); });
     }
 }
 

@@ -267,6 +267,22 @@ void report_unmatched_at_exit() {
 
 }  // namespace
 
+void note_poll_in_progress(const std::string& what) {
+    static std::uint64_t progress_seen = ~std::uint64_t{0};
+    static int stale_polls = 0;
+    const std::uint64_t progress = registry().progress;
+    if (progress != progress_seen) {
+        progress_seen = progress;
+        stale_polls = 0;
+        return;
+    }
+    if (++stale_polls < kStalePollLimit || process_threads() != 1) return;
+    stop_program("the only host thread keeps polling " + what +
+                     " for a communicator that the other ranks never joined, and no other thread exists to join "
+                     "it. On GPUs this loop would run forever.",
+                 "");
+}
+
 void check_at_exit() {
     static pid_t registered_in = 0;
     if (registered_in == getpid()) return;

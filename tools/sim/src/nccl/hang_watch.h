@@ -21,6 +21,12 @@ inline constexpr int kHangExitStatus = 3;
 // ("ncclGroupEnd at main.cu:40"). The caller holds the runtime's lock once.
 void wait_for(const std::shared_ptr<Ticket>& ticket, const std::string& what);
 
+// Called by every ncclCommGetAsyncError that answers ncclInProgress. A lone thread that keeps
+// polling while nothing is posted anywhere polls forever: after kStalePollLimit such polls in a
+// row the program is stopped with the diagnosis. Counted in calls, never in time.
+inline constexpr int kStalePollLimit = 100000;
+void note_poll_in_progress(const std::string& what);
+
 // Arranges (once per process) for the program's end to be checked: work some rank posted and
 // the others never matched is reported, and the exit status becomes kHangExitStatus.
 void check_at_exit();

@@ -175,6 +175,7 @@ void match_pair(Clique& clique, int from, int to) {
 
 void post_operation(ncclComm* comm, const OpArgs& args, const std::shared_ptr<Ticket>& ticket) {
     check_at_exit();
+    ++registry().progress;
     Clique& clique = *comm->clique;
     Posted posted;
     posted.args = args;
@@ -238,6 +239,7 @@ void complete_init(std::vector<InitRequest>& joined) {
 void post_init(InitRequest request) {
     check_at_exit();
     Registry& reg = registry();
+    ++reg.progress;
     auto& joined = reg.pending_inits[request.id];
     ++request.ticket->outstanding;
     for (const InitRequest& other : joined) {
