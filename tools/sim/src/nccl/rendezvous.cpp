@@ -29,7 +29,7 @@ std::string part_text(const Posted& posted) {
 // operation on any stream runs before the data has moved. All parts share one start (when the
 // last rank is ready) and one end.
 void enqueue_parts(const MatchedOp& op, const std::vector<ncclComm*>& comms, const Timing& timing,
-                   std::uint64_t collective_seq, std::uint64_t clique_id) {
+                   std::uint64_t clique_id) {
     rt::Runtime& r = rt::runtime();
     if (op.count == 0) return;   // NCCL launches nothing for an empty operation
     std::vector<std::vector<std::uint64_t>> deps(op.parts.size());
@@ -80,7 +80,6 @@ void enqueue_parts(const MatchedOp& op, const std::vector<ncclComm*>& comms, con
         comm->last_op = enqueued.id;
         auto index = r.op_trace_index.find(enqueued.id);
         if (index != r.op_trace_index.end()) r.trace.ops[index->second].api_seq = part.api_seq;
-        (void)collective_seq;
     }
 }
 
@@ -133,7 +132,7 @@ void match_collectives(Clique& clique) {
         }
         const Timing timing = collective_time(op.func, op.count, type_size(op.type), devices);
         ++clique.matched_collectives;
-        enqueue_parts(op, comms, timing, heads.front()->seq, clique.id);
+        enqueue_parts(op, comms, timing, clique.id);
         for (auto& queue : clique.collectives) {
             settle(queue.front().ticket);
             queue.pop_front();
@@ -161,7 +160,7 @@ void match_pair(Clique& clique, int from, int to) {
         op.count = send.args.count;
         op.parts = {send.args, recv.args};
         const Timing timing = p2p_time(op.count * type_size(op.type), send.comm->device, recv.comm->device);
-        enqueue_parts(op, {send.comm, recv.comm}, timing, 0, clique.id);
+        enqueue_parts(op, {send.comm, recv.comm}, timing, clique.id);
         settle(send.ticket);
         settle(recv.ticket);
         sends.pop_front();
