@@ -4,6 +4,7 @@
 #include "command.h"
 #include "exit_codes.h"
 #include "process.h"
+#include "topology_choice.h"
 
 namespace mgpu::cli {
 
@@ -16,6 +17,8 @@ struct Bench {
 
 constexpr Bench kBenches[] = {
     {"sim", "the simulator's own speed and memory: kernels against plain C++, __syncthreads, resident memory"},
+    {"nccl", "NCCL's collectives in nccl-tests' columns (size, count, type, redop, root, time, algbw, busbw, "
+             "#wrong) on the simulated machine (--topology NAME; -- -e 1G -g 8 ...)"},
     {"calibrate", "the GPU against the simulator's h200 model, and lesson 3's solution against the GPU's ceilings "
                   "(needs a GPU; --out FILE.md)"},
 };
@@ -35,6 +38,17 @@ int bench(const Kit& kit, const ParsedArgs& args) {
         argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
         return run_process(argv).shell_code();
     }
+    if (name == "nccl") {
+        const std::filesystem::path program = kit.build / "bench" / "nccl" / "nccl-perf";
+        if (!std::filesystem::exists(program))
+            throw SetupError("the NCCL bench (nccl-perf) is not built in " + kit.build.string());
+        SpawnOptions options;
+        options.environment.emplace_back("MGPU_TOPOLOGY", checked_topology(args.value("--topology").value_or("hgx-h200-8")));
+        std::vector<std::string> argv = {program.string()};
+        argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
+        return run_process(argv, options).shell_code();
+    }
+    if (args.has("--topology")) throw UsageError("--topology applies to bench nccl only");
     if (name != "sim") throw UsageError("there is no bench '" + name + "'; run 'tools/mgpu bench' for the list");
     const std::filesystem::path program = kit.bench_sim();
     if (program.empty() || !std::filesystem::exists(program))
@@ -50,10 +64,11 @@ const Command bench_command = {
     "The kit itself",
     {
         .name = "bench",
-        .usage = "bench [sim|calibrate] [-- ARGS]",
+        .usage = "bench [sim|nccl|calibrate] [--topology NAME|FILE] [-- ARGS]",
         .summary = "Lists the benches, or runs one and shows what it measured.",
         .description = "Each figure is printed with its target and PASS or MISS; the exit code is the bench's\n"
                        "own (1 when a figure misses its target).",
+        .options = {{"--topology", "NAME|FILE", "bench nccl: the simulated machine (default hgx-h200-8)"}},
         .max_positionals = 1,
         .takes_passthrough = true,
     },

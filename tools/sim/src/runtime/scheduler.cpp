@@ -90,6 +90,12 @@ double transfer_us(std::size_t bytes, double gbps) {
     return latency + static_cast<double>(bytes) / (gbps * 1e3);
 }
 
+std::vector<std::uint64_t> stream_dependencies(CUstream_st* stream) {
+    OpRequest request;
+    request.stream = stream;
+    return implicit_dependencies(request);
+}
+
 Enqueued enqueue(OpRequest&& request) {
     Runtime& r = runtime();
     const std::uint64_t id = r.next_op_id++;
@@ -103,6 +109,7 @@ Enqueued enqueue(OpRequest&& request) {
     for (std::uint64_t dep : op.deps) start = std::max(start, op_end_us(dep));
     const std::pair<int, std::string> engine_key{request.engine_device, request.engine};
     if (!request.engine.empty()) start = std::max(start, r.engine_free[engine_key]);
+    if (request.start_at_us >= 0) start = request.start_at_us;
     double end = start + request.duration_us;
     if (request.memory_device >= 0 && request.memory_us > 0) {
         const double memory_done = r.memory_busy[request.memory_device].occupy(start, request.memory_us);

@@ -27,6 +27,9 @@ struct OpRequest {
     int memory_device = -1;
     double memory_us = 0;
     double not_before_us = -1;        // earliest start when not the host's time now (launches)
+    // The start settled by the caller (each device's part of one NCCL operation starts when the
+    // last device is ready); -1: computed here from the dependencies and the engine.
+    double start_at_us = -1;
     std::size_t bytes = 0;
     bool pinned_host = false;
     bool staged = false;
@@ -44,6 +47,10 @@ struct Enqueued {
 };
 
 Enqueued enqueue(OpRequest&& request);
+
+// The operations a new operation queued on `stream` would follow: stream order, the legacy
+// default stream's barrier and cudaMemcpyPeer's device-wide serialisation.
+std::vector<std::uint64_t> stream_dependencies(CUstream_st* stream);
 
 // Executes the given operations and everything they depend on, in the schedule's order.
 void run_until_done(const std::vector<std::uint64_t>& ops);

@@ -1,0 +1,59 @@
+#include "group_state.h"
+
+#include "hang_watch.h"
+#include "rendezvous.h"
+#include "runtime/scheduler.h"
+
+namespace mgpu::sim::nccl {
+
+GroupState& group() {
+    thread_local GroupState state;
+    return state;
+}
+
+ncclResult_t launch(GroupState& batch, const std::string& what) {
+    auto ticket = std::make_shared<Ticket>();
+    bool any_blocking = false;
+    for (InitRequest& request : batch.inits) {
+        any_blocking |= request.comm->blocking;
+        request.ticket = ticket;
+        post_init(std::move(request));
+    }
+    for (auto& split : batch.splits) {
+        any_blocking |= split->blocking;
+        split->ticket = ticket;
+        post_split(std::move(split));
+    }
+    for (auto& [comm, args] : batch.operations) {
+        if (!is_p2p(args.func)) continue;
+        args.timed_from_launch = true;
+        args.launch_deps = rt::stream_dependencies(args.stream);
+    }
+    for (auto& [comm, args] : batch.operations) {
+        any_blocking |= comm->blocking;
+        post_operation(comm, args, ticket);
+    }
+    batch.inits.clear();
+    batch.splits.clear();
+    batch.operations.clear();
+    if (any_blocking) wait_for(ticket, what);
+    if (ticket->outstanding > 0) return ncclInProgress;
+    return ticket->result;
+}
+
+ncclResult_t finish(rt::ApiCall& call, ncclResult_t result) {
+    call.done_without_error(static_cast<cudaError_t>(result));
+    return result;
+}
+
+void arg_comm(rt::ApiCall& call, const char* name, const ncclComm* comm) {
+    if (!known_comm(comm)) {
+        call.arg(name, static_cast<const void*>(comm));
+        return;
+    }
+    const long long id = comm->clique ? static_cast<long long>(comm->clique->id) : 0;
+    const std::string shown = "comm#" + std::to_string(id) + " rank " + std::to_string(comm->rank);
+    call.arg_named(name, id, shown.c_str());
+}
+
+}  // namespace mgpu::sim::nccl
