@@ -11,6 +11,7 @@ bool conflict(const DeviceOp& a, const DeviceOp& b, Race& race) {
     for (const MemoryRange& x : a.touches)
         for (const MemoryRange& y : b.touches) {
             if (!x.write && !y.write) continue;
+            if (x.allocation != y.allocation) continue;
             const std::uintptr_t begin = std::max(x.begin, y.begin);
             const std::uintptr_t end = std::min(x.end, y.end);
             if (begin >= end) continue;

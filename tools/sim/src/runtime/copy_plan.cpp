@@ -35,6 +35,12 @@ bool direct_peer_path(int src, int dst) {
 
 namespace {
 
+// The device allocation an address belongs to now (0 for host memory): races need the same one.
+std::uint64_t allocation_serial(const void* p) {
+    auto allocation = mem::find_device(p);
+    return allocation ? allocation->serial : 0;
+}
+
 std::string pair_name(const char* what, int src, int dst) {
     return std::string(what) + " " + std::to_string(src) + "->" + std::to_string(dst);
 }
@@ -105,9 +111,9 @@ Enqueued enqueue_copy(const CopySpec& spec) {
                                                      static_cast<const char*>(source) + count);
     }
     const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
-    request.touches = {{address(target), address(target) + count, true}};
+    request.touches = {{address(target), address(target) + count, true, allocation_serial(target)}};
     // A pageable source staged at the call is read then, not while the copy runs.
-    if (!staged) request.touches.push_back({address(source), address(source) + count, false});
+    if (!staged) request.touches.push_back({address(source), address(source) + count, false, allocation_serial(source)});
     request.work = [target, source, count, staged] {
         const void* from = staged ? static_cast<const void*>(staged->data()) : source;
         mem::Violation violation;
@@ -134,7 +140,8 @@ Enqueued enqueue_memset(const char* api_name, void* p, int value, std::size_t co
         request.memory_device = device;
         request.memory_us = static_cast<double>(count) / (r.machine.devices[device].memory_bandwidth_gbps * 1e3);
     }
-    request.touches = {{reinterpret_cast<std::uintptr_t>(p), reinterpret_cast<std::uintptr_t>(p) + count, true}};
+    request.touches = {{reinterpret_cast<std::uintptr_t>(p), reinterpret_cast<std::uintptr_t>(p) + count, true,
+                        allocation_serial(p)}};
     request.work = [p, value, count] {
         mem::Violation violation;
         mem::run_guarded(mem::kAllDevices, [&] { std::memset(p, value, count); }, &violation);

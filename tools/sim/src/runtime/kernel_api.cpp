@@ -148,13 +148,19 @@ std::vector<mgpu::trace::MemoryRange> kernel_touches(const KernelLaunch& launch,
         if (p == nullptr) continue;
         const auto begin = reinterpret_cast<std::uintptr_t>(p);
         std::uintptr_t limit = 0;
-        if (auto allocation = mem::find_device(p)) limit = allocation->base + allocation->size;
-        else if (auto pinned = mem::find_host(p)) limit = pinned->base + pinned->size;
-        else continue;
+        std::uint64_t serial = 0;
+        if (auto allocation = mem::find_device(p)) {
+            limit = allocation->base + allocation->size;
+            serial = allocation->serial;
+        } else if (auto pinned = mem::find_host(p)) {
+            limit = pinned->base + pinned->size;
+        } else {
+            continue;
+        }
         const std::size_t element = k < launch.pointee_sizes.size() ? std::max<std::size_t>(launch.pointee_sizes[k], 1) : 1;
         const std::uintptr_t end = begin + std::min<unsigned long long>(elements * element, limit - begin);
         const bool writes = k < launch.pointer_writable.size() && launch.pointer_writable[k];
-        touches.push_back({begin, end, writes});
+        touches.push_back({begin, end, writes, serial});
     }
     return touches;
 }

@@ -86,6 +86,7 @@ json collect() {
         report["races"].push_back({{"first", describe_op(r.trace, *race.first)},
                                    {"second", describe_op(r.trace, *race.second)},
                                    {"bytes", race.end - race.begin},
+                                   {"address", hex_pointer(reinterpret_cast<const void*>(race.begin))},
                                    {"second_writes", race.second_writes}});
     return report;
 }

@@ -52,6 +52,9 @@ struct MemoryRange {
     std::uintptr_t begin = 0;
     std::uintptr_t end = 0;        // one past the last byte
     bool write = false;            // kernels: a pointer to non-const is taken to be written
+    // Which allocation the bytes belonged to then (device memory: its serial; 0 for host memory):
+    // an address freed and allocated again is other memory, whatever the clocks of the threads say.
+    std::uint64_t allocation = 0;
 };
 
 struct DeviceOp {
