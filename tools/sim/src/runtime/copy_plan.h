@@ -32,6 +32,11 @@ struct CopySpec {
 
 Enqueued enqueue_copy(const CopySpec& spec);
 
+// Memsets of up to a page take the copy engine's short path (measured on an H200: 1.6 us on the
+// device and 0.8-1.3 us of host time at 4 KiB); larger ones run as a kernel and cost about what a
+// launch does.
+inline constexpr std::size_t kPageMemsetLimit = 4096;
+
 // Memset of `count` bytes at p, on `device` (-1: page-locked host memory).
 Enqueued enqueue_memset(const char* api_name, void* p, int value, std::size_t count, int device,
                         CUstream_st* stream);
