@@ -85,20 +85,56 @@ bool varies_between_processes(const std::string& name) {
     return name == "malloc-free" || name == "malloc-free-16MiB";
 }
 
-// Host-cost rows whose value differed between two H200 machines by more than the band allows
-// (1.25 / 0.8 = 1.56x; bench/results/h200-host-costs.md has both): launches, the host time of
-// copy calls that return at once, pageable copies of 1 MiB and more (the host's memcpy and page
-// pinning) and page-locking. The model sits between the machines; these rows are information.
+// Host-cost rows whose value differed by more than 1.4x between two H200 machines (the band,
+// 1.25 / 0.8, is 1.56x wide; bench/results/h200-host-costs.md has both): launches, the host time of
+// most calls, pageable copies of 1 MiB and more (the host's memcpy and page pinning), small
+// device-to-device copies and memsets, and page-locking. The model sits between the two machines;
+// these rows are printed with their ratio as information and not counted.
 bool varies_between_machines(const std::string& name) {
     static const char* const kRows[] = {
-        "d2d-4KiB", "d2d-1MiB", "memset-256KiB", "memset-1MiB", "launch-back-to-back", "host-launch-call",
-        "host-event-record-call", "host-memcpy-d2d-4KiB", "host-memset-4KiB", "host-async-h2d-pinned-4KiB",
-        "host-async-d2h-pinned-4KiB", "host-async-d2h-pinned-1MiB", "host-async-h2d-pinned-256MiB",
-        "host-async-d2h-pinned-256MiB", "host-async-h2d-pinned-256MiB-behind-work", "host-memcpy-h2d-pageable-1MiB",
-        "host-async-h2d-pageable-256MiB", "host-async-d2h-pageable-256MiB", "host-async-h2d-pageable-256MiB-behind-work",
-        "host-mallochost-4MiB", "host-mallochost-64MiB", "host-mallochost-256MiB", "host-hostalloc-portable-4MiB",
-        "host-hostalloc-portable-64MiB", "host-hostalloc-portable-256MiB", "host-hostregister-4MiB",
-        "host-hostregister-64MiB", "host-hostregister-256MiB",
+        "d2d-4KiB",
+        "d2d-64KiB",
+        "memset-64KiB",
+        "d2d-256KiB",
+        "memset-256KiB",
+        "d2d-1MiB",
+        "memset-1MiB",
+        "launch-back-to-back",
+        "host-launch-call",
+        "host-event-record-call",
+        "host-memcpy-d2d-4KiB",
+        "host-memset-4KiB",
+        "host-async-h2d-pinned-4KiB",
+        "host-async-h2d-pageable-4KiB",
+        "host-async-d2h-pinned-4KiB",
+        "host-memcpy-d2h-pageable-1MiB",
+        "host-memcpy-d2d-1MiB",
+        "host-memset-1MiB",
+        "host-async-h2d-pinned-1MiB",
+        "host-async-h2d-pageable-1MiB",
+        "host-async-d2h-pinned-1MiB",
+        "host-async-d2h-pageable-1MiB",
+        "host-async-h2d-pinned-256MiB",
+        "host-async-h2d-pageable-256MiB",
+        // 13.7-18.6 ms on those two machines, 22.1 ms in h200-calibration.md's run of the day before.
+        "host-async-d2h-pageable-256MiB",
+        "host-async-d2h-pinned-256MiB",
+        "host-memset-256MiB",
+        "host-async-h2d-pinned-256MiB-behind-work",
+        "host-async-h2d-pageable-256MiB-behind-work",
+        "host-mallochost-4MiB",
+        "host-freehost-4MiB",
+        "host-hostalloc-portable-4MiB",
+        "host-hostregister-4MiB",
+        "host-mallochost-64MiB",
+        "host-freehost-64MiB",
+        "host-hostalloc-portable-64MiB",
+        "host-hostregister-64MiB",
+        "host-mallochost-256MiB",
+        "host-freehost-256MiB",
+        "host-hostalloc-portable-256MiB",
+        "host-hostregister-256MiB",
+        "host-hostunregister-256MiB",
     };
     for (const char* row : kRows)
         if (name == row) return true;

@@ -10,7 +10,8 @@ using namespace mgpu::sim::rt;
 namespace {
 
 // Pageable host-to-device copies up to this size are staged and the call returns (measured
-// for 4 KB to 1 MiB); larger ones wait for the stream (measured at 64 MB).
+// for 4 KB to 1 MiB); larger ones wait for the stream (measured at 64 MB). cudaMemcpy of the
+// same sizes stages them too, then waits for the copy.
 constexpr std::size_t kStagedPageableLimit = 1u << 20;
 
 const char* kind_name(int kind) {
@@ -73,6 +74,7 @@ cudaError_t memcpy_call(const char* name, void* dst, const void* src, size_t cou
     spec.stream = target;
     const bool host_src = spec.from.device < 0, host_dst = spec.to.device < 0;
     const bool cross_device = !host_src && !host_dst && spec.from.device != spec.to.device;
+    spec.staged_in_pinned_buffer = host_src && !host_dst && !spec.from.pinned && count <= kStagedPageableLimit;
     bool host_waits = false;
     if (!async) {
         // Device-to-device copies return at once; anything touching host memory completes first.

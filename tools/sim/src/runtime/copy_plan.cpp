@@ -74,8 +74,9 @@ Enqueued enqueue_copy(const CopySpec& spec) {
         request.device = request.engine_device = dst;
         request.engine = "copy-h2d";
         request.pinned_host = spec.from.pinned;
-        gbps = spec.from.pinned ? cost.h2d_pinned_gbps : cost.h2d_pageable_gbps;
+        gbps = spec.from.pinned || spec.staged_in_pinned_buffer ? cost.h2d_pinned_gbps : cost.h2d_pageable_gbps;
         latency_us = cost.h2d_latency_us;
+        if (spec.staged_in_pinned_buffer) latency_us += static_cast<double>(spec.count) / (cost.staging_gbps * 1e3);
         cross_host_links(request, dst, kTowardsDevice);
     } else if (dst < 0) {
         request.kind = OpKind::MemcpyDtoH;

@@ -80,7 +80,7 @@ struct CostModel {
     // or a kernel), a device-to-device cudaMemcpy, and, for a call that waits for its copy, the
     // time from the copy's end until the host thread runs again.
     double copy_call_us = 1.2, memset_call_us = 1.0, memset_launch_us = 2.9, d2d_memcpy_call_us = 3.8;
-    double copy_return_us = 3.5;
+    double copy_return_us = 3.3;
     // A pageable host-to-device copy of up to 1 MiB returns once the host has copied it into the
     // driver's staging buffer: staging_us plus the bytes at staging_gbps.
     double staging_us = 1.8, staging_gbps = 20.2;
