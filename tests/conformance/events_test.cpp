@@ -191,6 +191,61 @@ TEST_CASE("cudaStreamWaitEvent orders a stream of one device after an event reco
     CHECK(copies[1].start_us >= copies[0].end_us);
 }
 
+// The rules for events of another device are documented (CUDA Programming Guide, "Stream and
+// Event Behavior"); the code is the one the runtime gives a handle that does not fit the call. They
+// need two GPUs, so the H200 could not confirm them.
+TEST_CASE("cudaEventRecord of an event into a stream of another device returns 400 and records nothing") {
+    use_machine("hgx-h200-8");
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    cudaEvent_t event_of_zero = make_event();
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    cudaStream_t stream_of_one = make_stream();
+    // Whichever device is current, the event and the stream disagree.
+    for (int current : {0, 1}) {
+        CAPTURE(current);
+        REQUIRE(cudaSetDevice(current) == cudaSuccess);
+        CHECK(cudaEventRecord(event_of_zero, stream_of_one) == cudaErrorInvalidResourceHandle);
+        CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    }
+    CHECK(conformance::ops_of_kind(OpKind::EventRecord).empty());
+    // Never recorded: a query answers 0.
+    CHECK(cudaEventQuery(event_of_zero) == cudaSuccess);
+    // The same event records into a stream of its own device, even with device 1 current.
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    cudaStream_t stream_of_zero = make_stream();
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    CHECK(cudaEventRecord(event_of_zero, stream_of_zero) == cudaSuccess);
+    CHECK(cudaEventSynchronize(event_of_zero) == cudaSuccess);
+    CHECK(cudaStreamDestroy(stream_of_one) == cudaSuccess);
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    CHECK(cudaStreamDestroy(stream_of_zero) == cudaSuccess);
+    CHECK(cudaEventDestroy(event_of_zero) == cudaSuccess);
+}
+
+TEST_CASE("cudaEventElapsedTime of two events of different devices returns 400") {
+    use_machine("hgx-h200-8");
+    cudaEvent_t events[2] = {};
+    cudaStream_t streams[2] = {};
+    for (int device : {0, 1}) {
+        REQUIRE(cudaSetDevice(device) == cudaSuccess);
+        events[device] = make_event();
+        streams[device] = make_stream();
+        REQUIRE(cudaEventRecord(events[device], streams[device]) == cudaSuccess);
+        REQUIRE(cudaEventSynchronize(events[device]) == cudaSuccess);
+    }
+    float ms = -1.0f;
+    CHECK(cudaEventElapsedTime(&ms, events[0], events[1]) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+    // The same device's events work, with any device current.
+    CHECK(cudaEventElapsedTime(&ms, events[1], events[1]) == cudaSuccess);
+    CHECK(ms == 0.0f);
+    for (int device : {0, 1}) {
+        REQUIRE(cudaSetDevice(device) == cudaSuccess);
+        CHECK(cudaStreamDestroy(streams[device]) == cudaSuccess);
+        CHECK(cudaEventDestroy(events[device]) == cudaSuccess);
+    }
+}
+
 TEST_CASE("cudaEventElapsedTime with an event created with cudaEventDisableTiming returns 400") {
     // NVIDIA's reference: "If either event was created with the cudaEventDisableTiming flag, then
     // this function will return cudaErrorInvalidResourceHandle."

@@ -25,6 +25,7 @@ void check_same_machine(const MachineSpec& a, const MachineSpec& b)
         CHECK(a.devices[i] == b.devices[i]);
     }
     CHECK(a.links == b.links);
+    CHECK(a.shared_host_links == b.shared_host_links);
     CHECK(a.cost == b.cost);
 }
 

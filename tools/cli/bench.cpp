@@ -21,6 +21,8 @@ constexpr Bench kBenches[] = {
              "#wrong) on the simulated machine (--topology NAME; -- -e 1G -g 8 ...)"},
     {"calibrate", "the GPU against the simulator's h200 model, and lesson 3's solution against the GPU's ceilings "
                   "(needs a GPU; --out FILE.md)"},
+    {"host-costs", "the GPU against the simulator's h200 model for host-side costs: small copies, memsets, launches, "
+                   "pageable against pinned copy calls, page-locking (needs a GPU; --out FILE.md)"},
 };
 
 int bench(const Kit& kit, const ParsedArgs& args) {
@@ -30,11 +32,12 @@ int bench(const Kit& kit, const ParsedArgs& args) {
         return kExitOk;
     }
     const std::string& name = args.positionals.front();
-    if (name == "calibrate") {
+    if (name == "calibrate" || name == "host-costs") {
         const std::filesystem::path program = kit.build / "bench" / "bench-calibrate";
         if (!std::filesystem::exists(program))
             throw SetupError("the calibration bench (bench-calibrate) is not built in " + kit.build.string());
         std::vector<std::string> argv = {program.string()};
+        if (name == "host-costs") argv.push_back("--host-costs");
         argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
         return run_process(argv).shell_code();
     }
@@ -64,7 +67,7 @@ const Command bench_command = {
     "The kit itself",
     {
         .name = "bench",
-        .usage = "bench [sim|nccl|calibrate] [--topology NAME|FILE] [-- ARGS]",
+        .usage = "bench [sim|nccl|calibrate|host-costs] [--topology NAME|FILE] [-- ARGS]",
         .summary = "Lists the benches, or runs one and shows what it measured.",
         .description = "Each figure is printed with its target and PASS or MISS; the exit code is the bench's\n"
                        "own (1 when a figure misses its target).",

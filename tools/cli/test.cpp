@@ -5,6 +5,7 @@
 #include "exit_codes.h"
 #include "process.h"
 #include "test_summary.h"
+#include "test_tsan.h"
 
 namespace mgpu::cli {
 
@@ -12,18 +13,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int test(const Kit& kit, const ParsedArgs& args) {
-    const fs::path testlog = kit.build / "meson-logs" / "testlog.json";
-    std::error_code ignored;
-    fs::remove(testlog, ignored);  // a log found afterwards is this run's
-
+ExitStatus run_suite(const Kit& kit, const std::vector<std::string>& names) {
     // Each test's timeout in meson.build is about ten times what it needs on an idle machine; the
     // multiplier makes it a backstop that a busy machine never reaches. What a test checks never
     // depends on time: the judge limits CPU time, not the wall clock.
     std::vector<std::string> argv = {"meson", "test", "-C", kit.build.string(), "--suite", "kit",
                                      "--print-errorlogs", "--num-processes", "2", "--timeout-multiplier", "5"};
-    argv.insert(argv.end(), args.positionals.begin(), args.positionals.end());
-    ExitStatus meson = run_process(argv);
+    argv.insert(argv.end(), names.begin(), names.end());
+    return run_process(argv);
+}
+
+int test(const Kit& kit, const ParsedArgs& args) {
+    const bool tsan = args.flags.count("--tsan") > 0;
+    const fs::path testlog = (tsan ? tsan_build_folder(kit) : kit.build) / "meson-logs" / "testlog.json";
+    std::error_code ignored;
+    fs::remove(testlog, ignored);  // a log found afterwards is this run's
+
+    ExitStatus meson = tsan ? run_tests_under_tsan(kit, args.positionals) : run_suite(kit, args.positionals);
     if (!fs::exists(testlog))
         throw SetupError("meson test ran no test (" + meson.describe() +
                          "): the kit's tests did not build, or no test has the names given; see above");
@@ -50,13 +56,17 @@ const Command test_command = {
     "The kit itself",
     {
         .name = "test",
-        .usage = "test [TEST...]",
+        .usage = "test [--tsan] [TEST...]",
         .summary = "Runs the kit's own test suite and counts its test cases.",
         .description = "Runs every test of meson's 'kit' suite (or only the named ones), two at a time, then\n"
                        "sums the doctest test cases of all of them. The last line is always\n"
-                       "'N passed, N failed'; the exit code is 0 only when nothing failed.",
+                       "'N passed, N failed'; the exit code is 0 only when nothing failed. --tsan builds the tests\n"
+                       "that call the runtime from many host threads with ThreadSanitizer in a build folder of\n"
+                       "their own (BUILD-tsan beside BUILD) and runs them there: a data race fails its test.",
+        .options = {{"--tsan", "",
+                     "run the thread tests (or the TESTs named) built with ThreadSanitizer in BUILD-tsan"}},
         .max_positionals = -1,
-        .examples = "  tools/mgpu test\n  tools/mgpu test topology-presets\n",
+        .examples = "  tools/mgpu test\n  tools/mgpu test topology-presets\n  tools/mgpu test --tsan\n",
     },
     test,
 };

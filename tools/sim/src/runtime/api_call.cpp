@@ -35,7 +35,14 @@ ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(runtime().m
     call.begin_us = clock;
     begin_us_ = clock;
     const CostModel& model = r.machine.cost;
-    clock += cost == HostCost::Launch ? model.launch_us : cost == HostCost::Sync ? model.sync_us : model.api_us;
+    switch (cost) {
+    case HostCost::Api: clock += model.api_us; break;
+    case HostCost::Launch: clock += model.launch_us; break;
+    case HostCost::Sync: clock += model.sync_us; break;
+    case HostCost::Copy: clock += model.copy_call_us; break;
+    case HostCost::MemsetPage: clock += model.memset_call_us; break;
+    case HostCost::MemsetKernel: clock += model.memset_launch_us; break;
+    }
     index_ = r.trace.calls.size();
     r.trace.calls.push_back(std::move(call));
 }

@@ -13,7 +13,9 @@
 
 namespace mgpu::sim::rt {
 
-enum class HostCost { Api, Launch, Sync };
+// What the host spends in a call before it waits for anything: a plain call, a launch, a
+// synchronising call, a copy, a memset of up to a page, a larger memset (a kernel launch).
+enum class HostCost { Api, Launch, Sync, Copy, MemsetPage, MemsetKernel };
 
 class ApiCall {
 public:

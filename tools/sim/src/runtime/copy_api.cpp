@@ -10,7 +10,8 @@ using namespace mgpu::sim::rt;
 namespace {
 
 // Pageable host-to-device copies up to this size are staged and the call returns (measured
-// for 4 KB to 1 MiB); larger ones wait for the stream (measured at 64 MB).
+// for 4 KB to 1 MiB); larger ones wait for the stream (measured at 64 MB). cudaMemcpy of the
+// same sizes stages them too, then waits for the copy.
 constexpr std::size_t kStagedPageableLimit = 1u << 20;
 
 const char* kind_name(int kind) {
@@ -38,14 +39,15 @@ cudaError_t copy_ends(void* dst, const void* src, std::size_t count, int kind, C
     }
 }
 
+// The host returns a little after the copy ends: the driver learns of the end and wakes the thread.
 void wait_for(ApiCall& call, const Enqueued& op) {
     run_until_done({op.id});
-    call.wait_until(op.end_us);
+    call.wait_until(op.end_us + runtime().machine.cost.copy_return_us);
 }
 
 cudaError_t memcpy_call(const char* name, void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                         cudaStream_t stream, bool async, bool per_thread_default, Site site) {
-    ApiCall call(name, site);
+    ApiCall call(name, site, HostCost::Copy);
     call.arg("dst", dst).arg("src", src).arg("count", static_cast<long long>(count));
     call.arg_named("kind", kind, kind_name(kind));
     if (async) call.arg_stream("stream", stream, per_thread_default);
@@ -72,6 +74,7 @@ cudaError_t memcpy_call(const char* name, void* dst, const void* src, size_t cou
     spec.stream = target;
     const bool host_src = spec.from.device < 0, host_dst = spec.to.device < 0;
     const bool cross_device = !host_src && !host_dst && spec.from.device != spec.to.device;
+    spec.staged_in_pinned_buffer = host_src && !host_dst && !spec.from.pinned && count <= kStagedPageableLimit;
     bool host_waits = false;
     if (!async) {
         // Device-to-device copies return at once; anything touching host memory completes first.
@@ -86,13 +89,21 @@ cudaError_t memcpy_call(const char* name, void* dst, const void* src, size_t cou
         host_waits = !spec.snapshot_source;
     }
     const Enqueued op = enqueue_copy(spec);
-    if (host_waits) wait_for(call, op);
+    const mgpu::sim::CostModel& cost = runtime().machine.cost;
+    if (host_waits) {
+        wait_for(call, op);
+    } else if (spec.snapshot_source) {
+        // The host copies the bytes into the driver's staging buffer before the call returns.
+        call.wait_until(call.begin_us() + cost.staging_us + static_cast<double>(count) / (cost.staging_gbps * 1e3));
+    } else if (!async && !host_src && !host_dst) {
+        call.wait_until(call.begin_us() + cost.d2d_memcpy_call_us);
+    }
     return call.done(cudaSuccess);
 }
 
 cudaError_t memset_call(const char* name, void* devPtr, int value, size_t count, cudaStream_t stream, bool async,
                         bool per_thread_default, Site site) {
-    ApiCall call(name, site);
+    ApiCall call(name, site, count <= kPageMemsetLimit ? HostCost::MemsetPage : HostCost::MemsetKernel);
     call.arg("devPtr", devPtr).arg("value", value).arg("count", static_cast<long long>(count));
     if (async) call.arg_stream("stream", stream, per_thread_default);
     else call.on_stream(nullptr, per_thread_default);

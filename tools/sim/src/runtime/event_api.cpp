@@ -109,6 +109,8 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end, 
     if (first == nullptr || last == nullptr) return call.done(cudaErrorInvalidResourceHandle);
     if ((first->flags | last->flags) & cudaEventDisableTiming) return call.done(cudaErrorInvalidResourceHandle);
     if (!first->recorded || !last->recorded) return call.done(cudaErrorInvalidResourceHandle);
+    // Two devices' clocks are not one timeline: NVIDIA documents that the call fails.
+    if (first->device != last->device) return call.done(cudaErrorInvalidResourceHandle);
     if (cudaError_t status = context_status(last->device); status != cudaSuccess) return call.done(status);
     if (std::max(first->time_us, last->time_us) > host_clock()) return call.done_query(cudaErrorNotReady);
     run_until_done({first->record_op, last->record_op});

@@ -20,7 +20,7 @@ void finish_work_before_free(ApiCall& call, int device) {
     if (valid_device(device)) call.wait_until(run_device(device));
 }
 
-// The host time the driver spends mapping or unmapping `size` bytes of device memory.
+// The host time the driver spends mapping, unmapping, pinning or unpinning `size` bytes.
 double allocation_us(double fixed_us, double us_per_gib, std::size_t size) {
     return fixed_us + us_per_gib * static_cast<double>(size) / double(1ull << 30);
 }
@@ -34,6 +34,8 @@ cudaError_t allocate_host(ApiCall& call, void** ptr, size_t size, unsigned int f
     }
     void* p = mem::host_alloc(size, flags);
     *ptr = p;
+    const mgpu::sim::CostModel& cost = runtime().machine.cost;
+    call.wait_until(call.begin_us() + allocation_us(cost.pin_alloc_us, cost.pin_alloc_us_per_gib, size));
     call.set_output(hex_pointer(p));
     return call.done(p ? cudaSuccess : cudaErrorMemoryAllocation);
 }
@@ -99,6 +101,8 @@ cudaError_t cudaFreeHost(void* ptr, Site site) {
     if (!range || !range->allocated_by_runtime || range->base != reinterpret_cast<std::uintptr_t>(ptr))
         return call.done(cudaErrorInvalidValue);
     finish_work_before_free(call, current_device());
+    const mgpu::sim::CostModel& cost = runtime().machine.cost;
+    call.wait_until(host_clock() + allocation_us(cost.pin_free_us, cost.pin_free_us_per_gib, range->size));
     return call.done(mem::host_free(ptr) ? cudaSuccess : cudaErrorInvalidValue);
 }
 
@@ -109,6 +113,8 @@ cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags, Site si
     if (ptr == nullptr || size == 0 || (flags & ~kHostRegisterFlags) != 0 || mem::device_of(ptr) >= 0)
         return call.done(cudaErrorInvalidValue);
     if (!mem::host_register(ptr, size, flags)) return call.done(cudaErrorHostMemoryAlreadyRegistered);
+    const mgpu::sim::CostModel& cost = runtime().machine.cost;
+    call.wait_until(call.begin_us() + allocation_us(cost.register_us, cost.register_us_per_gib, size));
     return call.done(cudaSuccess);
 }
 
@@ -121,6 +127,8 @@ cudaError_t cudaHostUnregister(void* ptr, Site site) {
     if (!range || range->allocated_by_runtime || range->base != reinterpret_cast<std::uintptr_t>(ptr))
         return call.done(cudaErrorHostMemoryNotRegistered);
     run_all();   // copies still queued may read the range
+    const mgpu::sim::CostModel& cost = runtime().machine.cost;
+    call.wait_until(host_clock() + allocation_us(cost.unregister_us, cost.unregister_us_per_gib, range->size));
     return call.done(mem::host_unregister(ptr) ? cudaSuccess : cudaErrorHostMemoryNotRegistered);
 }
 

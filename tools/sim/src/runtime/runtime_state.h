@@ -97,6 +97,7 @@ struct Runtime {
     std::unordered_map<std::uint64_t, std::size_t> op_trace_index;
     std::map<std::pair<int, std::string>, double> engine_free; // (device or -1, engine) -> busy until
     std::map<int, MemoryTimeline> memory_busy;                 // device -> when its memory is busy
+    std::map<std::pair<int, int>, MemoryTimeline> host_link_busy;   // (shared host link, direction) -> busy
     std::uint64_t next_op_id = 1;
     std::mt19937_64 rng;
 

@@ -85,9 +85,12 @@ void collect_closure(std::uint64_t id, std::set<std::uint64_t>& closure) {
 }  // namespace
 
 double transfer_us(std::size_t bytes, double gbps) {
-    const double latency = runtime().machine.cost.copy_latency_us;
-    if (gbps <= 0) return latency;
-    return latency + static_cast<double>(bytes) / (gbps * 1e3);
+    return transfer_us(bytes, gbps, runtime().machine.cost.copy_latency_us);
+}
+
+double transfer_us(std::size_t bytes, double gbps, double latency_us) {
+    if (gbps <= 0) return latency_us;
+    return latency_us + static_cast<double>(bytes) / (gbps * 1e3);
 }
 
 std::vector<std::uint64_t> stream_dependencies(CUstream_st* stream) {
@@ -115,6 +118,17 @@ Enqueued enqueue(OpRequest&& request) {
         const double memory_done = r.memory_busy[request.memory_device].occupy(start, request.memory_us);
         end += std::max(0.0, memory_done - start - request.memory_us);
     }
+    // A shared host link carries the bytes of every device on it: booked like device memory, so
+    // that copies of two devices behind one switch at once take as long as the link needs for both.
+    double link_delay = 0;
+    for (const auto& [link, direction] : request.host_links) {
+        const auto& shared = r.machine.shared_host_links;
+        if (link < 0 || static_cast<std::size_t>(link) >= shared.size() || shared[link].gbps <= 0) continue;
+        const double link_us = static_cast<double>(request.bytes) / (shared[link].gbps * 1e3);
+        const double link_done = r.host_link_busy[{link, direction}].occupy(start, link_us);
+        link_delay = std::max(link_delay, link_done - start - link_us);
+    }
+    end += std::max(0.0, link_delay);
     if (!request.engine.empty()) r.engine_free[engine_key] = end;
     op.end_us = end;
     r.op_end[id] = end;
@@ -223,6 +237,7 @@ void discard_pending() {
     r.op_trace_index.clear();
     r.engine_free.clear();
     r.memory_busy.clear();
+    r.host_link_busy.clear();
     r.next_op_id = 1;
     g_executing = 0;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime_state.h"
@@ -30,6 +31,9 @@ struct OpRequest {
     // The start settled by the caller (each device's part of one NCCL operation starts when the
     // last device is ready); -1: computed here from the dependencies and the engine.
     double start_at_us = -1;
+    // Shared host links the bytes cross (machine().shared_host_links index, and 0 towards the
+    // device or 1 towards the host): concurrent copies on one link and direction share its speed.
+    std::vector<std::pair<int, int>> host_links;
     std::size_t bytes = 0;
     bool pinned_host = false;
     bool staged = false;
@@ -71,6 +75,7 @@ void mark_op_error(std::uint64_t op, int code);
 void discard_pending();
 
 // Modelled durations.
-double transfer_us(std::size_t bytes, double gbps);   // latency + bytes at gbps (GB/s)
+double transfer_us(std::size_t bytes, double gbps);   // copy_latency_us + bytes at gbps (GB/s)
+double transfer_us(std::size_t bytes, double gbps, double latency_us);
 
 }  // namespace mgpu::sim::rt

@@ -131,6 +131,16 @@ std::string describe_machine(const MachineSpec& machine)
                            "PCI " + pci_bus_id(d)});
     }
     out += "\nDevices:\n" + format_table(devices, "  ");
+    out += "\nShared host links (host copies of these devices at the same time split the link's speed):\n";
+    if (machine.shared_host_links.empty()) out += "  none: every device has its own path to host memory\n";
+    for (const SharedHostLink& link : machine.shared_host_links) {
+        std::string members;
+        for (std::size_t i = 0; i < link.devices.size(); ++i)
+            members += (i ? ", " : "") + gpu(static_cast<std::size_t>(link.devices[i]));
+        char speed[32];
+        std::snprintf(speed, sizeof speed, "%.1f", link.gbps);
+        out += "  " + link.name + ": " + members + " (" + speed + " GB/s each way)\n";
+    }
     if (!machine.physical_index.empty()) {
         std::string shown;
         for (std::size_t i = 0; i < machine.physical_index.size(); ++i)

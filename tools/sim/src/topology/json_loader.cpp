@@ -18,7 +18,7 @@ namespace {
 
 constexpr std::size_t kMaxDevices = 64;
 
-const std::vector<std::string> kMachineKeys = {"name", "description", "has_driver", "devices", "links", "cost"};
+const std::vector<std::string> kMachineKeys = {"name", "description", "has_driver", "devices", "links", "shared_host_links", "cost"};
 
 // Where the parser is inside the document, so that a repeated key can be named by its path
 // (nlohmann::json would keep the last value without a word).
@@ -134,7 +134,17 @@ CostModel read_cost(const JsonFields& fields, const Json* value)
         {"api_us", &CostModel::api_us, true},                     {"sync_us", &CostModel::sync_us, true},
         {"kernel_bytes_per_thread", &CostModel::kernel_bytes_per_thread, false},
         {"malloc_us", &CostModel::malloc_us, true},               {"malloc_us_per_gib", &CostModel::malloc_us_per_gib, true},
-        {"free_us", &CostModel::free_us, true},                   {"free_us_per_gib", &CostModel::free_us_per_gib, true}};
+        {"free_us", &CostModel::free_us, true},                   {"free_us_per_gib", &CostModel::free_us_per_gib, true},
+        {"h2d_latency_us", &CostModel::h2d_latency_us, true},     {"d2h_latency_us", &CostModel::d2h_latency_us, true},
+        {"d2d_latency_us", &CostModel::d2d_latency_us, true},     {"memset_page_us", &CostModel::memset_page_us, true},
+        {"memset_latency_us", &CostModel::memset_latency_us, true}, {"copy_call_us", &CostModel::copy_call_us, true},
+        {"memset_call_us", &CostModel::memset_call_us, true},     {"memset_launch_us", &CostModel::memset_launch_us, true},
+        {"d2d_memcpy_call_us", &CostModel::d2d_memcpy_call_us, true}, {"copy_return_us", &CostModel::copy_return_us, true},
+        {"staging_us", &CostModel::staging_us, true},             {"staging_gbps", &CostModel::staging_gbps, false},
+        {"pin_alloc_us", &CostModel::pin_alloc_us, true},         {"pin_alloc_us_per_gib", &CostModel::pin_alloc_us_per_gib, true},
+        {"pin_free_us", &CostModel::pin_free_us, true},           {"pin_free_us_per_gib", &CostModel::pin_free_us_per_gib, true},
+        {"register_us", &CostModel::register_us, true},           {"register_us_per_gib", &CostModel::register_us_per_gib, true},
+        {"unregister_us", &CostModel::unregister_us, true},       {"unregister_us_per_gib", &CostModel::unregister_us_per_gib, true}};
     std::vector<std::string> keys;
     for (const auto& term : terms) keys.emplace_back(term.key);
     fields.reject_unknown_keys(*value, "cost", keys);
@@ -190,7 +200,7 @@ MachineSpec load_machine_file(const std::string& path)
     const Json* devices = JsonFields::optional(root, "devices");
     if (!machine.has_driver) {
         // A machine without a driver shows no devices at all; a list here would be ignored.
-        for (const char* key : {"devices", "links"})
+        for (const char* key : {"devices", "links", "shared_host_links"})
             if (root.contains(key)) fields.fail(key, "a machine without a driver (has_driver false) has no devices; remove \"" + std::string(key) + "\"");
         return machine;
     }
@@ -205,6 +215,8 @@ MachineSpec load_machine_file(const std::string& path)
     for (auto& entry : entries) machine.devices.push_back(std::move(entry.spec));
 
     machine.links = read_links(fields, JsonFields::optional(root, "links"), machine.devices.size(), machine.cost.h2d_pinned_gbps);
+    machine.shared_host_links = read_shared_host_links(fields, JsonFields::optional(root, "shared_host_links"),
+                                                       machine.devices.size(), machine.cost.h2d_pinned_gbps);
     fill_missing_uuids(machine);
     return machine;
 }

@@ -59,6 +59,10 @@ struct DeviceEntry {
 };
 DeviceEntry read_device(const JsonFields& fields, const Json& value, const std::string& path);
 
+// "shared_host_links": a list of {"name", "devices", "gbps"}; gbps defaults to `default_gbps`.
+std::vector<SharedHostLink> read_shared_host_links(const JsonFields& fields, const Json* value, std::size_t device_count,
+                                                   double default_gbps);
+
 // "links" in list or matrix form, over `device_count` devices; unlisted pairs are PCIe (SYS)
 // without peer access. `pcie_gbps` is what a PCIe peer copy runs at unless the file says.
 std::vector<std::vector<LinkSpec>> read_links(const JsonFields& fields, const Json* value, std::size_t device_count,

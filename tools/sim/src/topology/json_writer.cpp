@@ -76,6 +76,26 @@ Ordered cost_json(const CostModel& c)
     j["malloc_us_per_gib"] = c.malloc_us_per_gib;
     j["free_us"] = c.free_us;
     j["free_us_per_gib"] = c.free_us_per_gib;
+    j["h2d_latency_us"] = c.h2d_latency_us;
+    j["d2h_latency_us"] = c.d2h_latency_us;
+    j["d2d_latency_us"] = c.d2d_latency_us;
+    j["memset_page_us"] = c.memset_page_us;
+    j["memset_latency_us"] = c.memset_latency_us;
+    j["copy_call_us"] = c.copy_call_us;
+    j["memset_call_us"] = c.memset_call_us;
+    j["memset_launch_us"] = c.memset_launch_us;
+    j["d2d_memcpy_call_us"] = c.d2d_memcpy_call_us;
+    j["copy_return_us"] = c.copy_return_us;
+    j["staging_us"] = c.staging_us;
+    j["staging_gbps"] = c.staging_gbps;
+    j["pin_alloc_us"] = c.pin_alloc_us;
+    j["pin_alloc_us_per_gib"] = c.pin_alloc_us_per_gib;
+    j["pin_free_us"] = c.pin_free_us;
+    j["pin_free_us_per_gib"] = c.pin_free_us_per_gib;
+    j["register_us"] = c.register_us;
+    j["register_us_per_gib"] = c.register_us_per_gib;
+    j["unregister_us"] = c.unregister_us;
+    j["unregister_us_per_gib"] = c.unregister_us_per_gib;
     return j;
 }
 
@@ -104,6 +124,14 @@ std::string machine_to_json(const MachineSpec& machine)
                 if (symmetric && a > b) continue;
                 j["links"].push_back(link_json(a, b, link(a, b), symmetric));
             }
+        j["shared_host_links"] = Ordered::array();
+        for (const auto& shared : machine.shared_host_links) {
+            Ordered entry;
+            entry["name"] = shared.name;
+            entry["devices"] = shared.devices;
+            entry["gbps"] = shared.gbps;
+            j["shared_host_links"].push_back(entry);
+        }
     }
     j["cost"] = cost_json(machine.cost);
     return j.dump(2) + "\n";

@@ -25,6 +25,7 @@ MachineSpec single_h200()
     m.name = "h200";
     m.description = "one NVIDIA H200 (the measured profile)";
     m.devices = {device_preset("h200")};
+    // Host links: the one GPU has its own PCIe Gen5 x16 link; nothing is shared.
     return m;
 }
 
@@ -38,6 +39,13 @@ MachineSpec hgx_h200_8()
     const int buses[] = {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb};
     for (int bus : buses) m.devices.push_back(on_bus(device_preset("h200"), bus));
     m.links = uniform_links(m.devices.size(), nvlink_link(kNvlinksPerH200, kNvlink4FullGbps));
+    // Host links: the board reaches its two CPU sockets through four PCIe Gen5 switches, two GPUs
+    // behind each, and each switch has one x16 uplink. GPUs 0-1 and 2-3 hang off socket 0, 4-5
+    // and 6-7 off socket 1. Two GPUs of one switch copying from (or to) the host at once share
+    // one link's bandwidth; GPUs of different switches do not slow each other down (a socket's
+    // memory outruns two x16 links).
+    for (int pair = 0; pair < 4; ++pair)
+        m.shared_host_links.push_back({"switch " + std::to_string(pair), {2 * pair, 2 * pair + 1}, m.cost.h2d_pinned_gbps});
     return m;
 }
 
@@ -58,6 +66,8 @@ MachineSpec pcie_4()
     m.cost.d2h_pinned_gbps = measured.d2h_pinned_gbps / 2;
     m.cost.staged_peer_gbps = measured.staged_peer_gbps / 2;
     m.links = uniform_links(m.devices.size(), pcie_link(PciePath::PHB, false, m.cost.h2d_pinned_gbps));
+    // Host links: each board is passed through on its own slot of the host bridge, and four Gen4
+    // x16 links together stay under what the host's memory delivers: nothing is shared.
     return m;
 }
 
@@ -75,6 +85,10 @@ MachineSpec islands_2x2()
     const LinkSpec bridge = nvlink_link(kNvlinksPerH200, kNvlink4FullGbps);
     m.links[0][1] = m.links[1][0] = bridge;
     m.links[2][3] = m.links[3][2] = bridge;
+    // Host links: each bridged pair sits behind one PCIe Gen5 switch with a single x16 uplink to
+    // its socket, so GPUs 0 and 1 share one link to the host and GPUs 2 and 3 another.
+    m.shared_host_links = {{"switch 0 (socket 0)", {0, 1}, m.cost.h2d_pinned_gbps},
+                           {"switch 1 (socket 1)", {2, 3}, m.cost.h2d_pinned_gbps}};
     return m;
 }
 
@@ -91,6 +105,8 @@ MachineSpec mixed_3()
     // The H200 and the A100 share socket 0; the L4 hangs off socket 1.
     m.links = uniform_links(m.devices.size(), pcie_link(PciePath::SYS, false, m.cost.h2d_pinned_gbps));
     m.links[0][1] = m.links[1][0] = pcie_link(PciePath::NODE, false, m.cost.h2d_pinned_gbps);
+    // Host links: each board has its own root port (NODE: no switch between the H200 and the
+    // A100), so nothing is shared.
     return m;
 }
 

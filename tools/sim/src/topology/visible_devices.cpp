@@ -47,6 +47,26 @@ std::optional<std::size_t> device_for_entry(const MachineSpec& machine, std::str
 
 }  // namespace
 
+namespace {
+
+// The shared host links of `machine` seen through a choice of its devices: `chosen[i]` is the
+// machine's device that becomes device i. A link keeps the chosen devices on it, renumbered, while
+// at least two of them are left to share it.
+std::vector<SharedHostLink> shared_links_of(const MachineSpec& machine, const std::vector<std::size_t>& chosen)
+{
+    std::vector<SharedHostLink> kept;
+    for (const SharedHostLink& link : machine.shared_host_links) {
+        SharedHostLink narrowed{link.name, {}, link.gbps};
+        for (std::size_t i = 0; i < chosen.size(); ++i)
+            for (int device : link.devices)
+                if (device >= 0 && static_cast<std::size_t>(device) == chosen[i]) narrowed.devices.push_back(static_cast<int>(i));
+        if (narrowed.devices.size() >= 2) kept.push_back(std::move(narrowed));
+    }
+    return kept;
+}
+
+}  // namespace
+
 MachineSpec apply_visible_devices(const MachineSpec& machine, const char* cuda_visible_devices)
 {
     if (cuda_visible_devices == nullptr || !machine.has_driver) return machine;
@@ -65,6 +85,7 @@ MachineSpec apply_visible_devices(const MachineSpec& machine, const char* cuda_v
                 refused.devices.clear();   // nothing can be used, so nothing is shown
                 refused.links.clear();
                 refused.physical_index.clear();
+                refused.shared_host_links.clear();
                 return refused;
             }
         }
@@ -85,6 +106,7 @@ MachineSpec apply_visible_devices(const MachineSpec& machine, const char* cuda_v
             if (a != b && chosen[a] < machine.links.size() && chosen[b] < machine.links[chosen[a]].size())
                 visible.links[a][b] = machine.links[chosen[a]][chosen[b]];
     }
+    visible.shared_host_links = shared_links_of(machine, chosen);
     return visible;
 }
 
@@ -99,6 +121,7 @@ MachineSpec apply_device_order(const MachineSpec& machine, const char* cuda_devi
         refused.devices.clear();   // nothing can be used, so nothing is shown
         refused.links.clear();
         refused.physical_index.clear();
+        refused.shared_host_links.clear();
         return refused;
     }
     std::vector<std::size_t> by_bus(machine.devices.size());
@@ -120,6 +143,7 @@ MachineSpec apply_device_order(const MachineSpec& machine, const char* cuda_devi
             if (by_bus[a] < machine.links.size() && by_bus[b] < machine.links[by_bus[a]].size())
                 sorted.links[a][b] = machine.links[by_bus[a]][by_bus[b]];
     }
+    sorted.shared_host_links = shared_links_of(machine, by_bus);
     return sorted;
 }
 

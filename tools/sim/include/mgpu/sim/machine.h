@@ -65,9 +65,25 @@ struct CostModel {
     // copies run at this speed too.
     double d2h_pinned_gbps = 55.2, d2h_pageable_gbps = 12.0;
     double staged_peer_gbps = 37.0;     // peer copy without P2P, staged through host memory
-    double launch_us = 2.2;             // host-side cost of a kernel launch
-    double kernel_min_us = 2.2;         // shortest kernel on the device (launch + tiny kernel = 4.4 us back to back)
-    double copy_latency_us = 2.0;       // fixed cost of any copy
+    // A launch holds the host 2.4-4.3 us (two H200 machines, bench/results/h200-host-costs.md); a tiny
+    // kernel then keeps the device launch_us + kernel_min_us, the 4.4 us back to back of cuda-facts.md
+    // (2.4-4.7 us measured on different machines).
+    double launch_us = 2.8;             // host-side cost of a kernel launch
+    double kernel_min_us = 1.6;         // shortest kernel on the device, beyond the launch
+    double copy_latency_us = 2.0;       // fixed cost of a copy between two devices or within the host
+    // Fixed device time of one copy or memset, from small ones queued back to back on two H200
+    // machines (4 KiB to 1 MiB, bench/results/h200-host-costs.md). Memsets of up to a page run on the copy
+    // engine; larger ones are a kernel and cost what a launch costs.
+    double h2d_latency_us = 2.5, d2h_latency_us = 1.6, d2d_latency_us = 3.3;
+    double memset_page_us = 1.55, memset_latency_us = 2.8;
+    // Host time of the calls themselves: a copy call that returns at once, a memset call (page-sized
+    // or a kernel), a device-to-device cudaMemcpy, and, for a call that waits for its copy, the
+    // time from the copy's end until the host thread runs again.
+    double copy_call_us = 1.2, memset_call_us = 1.0, memset_launch_us = 2.9, d2d_memcpy_call_us = 3.8;
+    double copy_return_us = 3.3;
+    // A pageable host-to-device copy of up to 1 MiB returns once the host has copied it into the
+    // driver's staging buffer: staging_us plus the bytes at staging_gbps.
+    double staging_us = 1.8, staging_gbps = 20.2;
     double api_us = 0.5;                // host-side cost of a plain runtime call
     double sync_us = 1.0;               // host-side cost of a synchronising call
     double kernel_bytes_per_thread = 8.0;  // traffic per thread of a kernel without pointer arguments (read + write of a float)
@@ -78,8 +94,29 @@ struct CostModel {
     // spread (93, 216 and 607 us).
     double malloc_us = 45.0, malloc_us_per_gib = 130.0;
     double free_us = 40.0, free_us_per_gib = 392.0;
+    // Host time of page-locking: cudaMallocHost and cudaHostAlloc map and pin every page,
+    // cudaHostRegister pins pages the program already has, and the releasing calls undo that. A
+    // fixed part and a part per GiB, fitted to 4, 64 and 256 MiB between two H200 machines that
+    // differed by 1.4-2.5x (bench/results/h200-host-costs.md; cuda-facts.md's 159 ms for 256 MiB came
+    // from a third, slower one). Host time, so it depends on the host's CPU and memory.
+    double pin_alloc_us = 0.0, pin_alloc_us_per_gib = 266000.0;
+    double pin_free_us = 30.0, pin_free_us_per_gib = 79100.0;
+    double register_us = 53.0, register_us_per_gib = 27300.0;
+    double unregister_us = 29.0, unregister_us_per_gib = 13100.0;
 
     bool operator==(const CostModel&) const = default;
+};
+
+// A host link that several devices reach the host through, such as a PCIe switch's one uplink to
+// its CPU socket. Host-to-device copies of its devices share one direction of it and device-to-host
+// copies the other, so two devices copying from the host at once do not each get full speed.
+// A device on no shared link has its own path to host memory.
+struct SharedHostLink {
+    std::string name;               // "switch 0", "socket 1": shown by `mgpu topo`
+    std::vector<int> devices;       // device numbers on this machine
+    double gbps = 0.0;              // each direction
+
+    bool operator==(const SharedHostLink&) const = default;
 };
 
 struct MachineSpec {
@@ -89,6 +126,7 @@ struct MachineSpec {
     bool has_driver = true;                 // false: no GPU / no driver (cudaGetDeviceCount gives 35)
     std::vector<DeviceSpec> devices;
     std::vector<std::vector<LinkSpec>> links;   // links[a][b], n x n; the diagonal is a default LinkSpec
+    std::vector<SharedHostLink> shared_host_links;
     // After CUDA_VISIBLE_DEVICES: each device's number on the whole machine (empty: not narrowed).
     std::vector<int> physical_index;
     // Why the runtime cannot enumerate at all, when it cannot: a device CUDA_VISIBLE_DEVICES lists
