@@ -94,7 +94,16 @@ RunFindings read_run_findings(const std::filesystem::path& report, const Finding
     }
     findings.count += static_cast<int>(race_order.size());
 
-    for (const json& op : data.value("unfinished", json::array())) {
+    // The first few are the example: work nobody waited for is usually a whole loop's.
+    constexpr std::size_t kUnfinishedShown = 3;
+    const json unfinished = data.value("unfinished", json::array());
+    for (std::size_t index = 0; index < unfinished.size(); ++index) {
+        if (index == kUnfinishedShown) {
+            out << "  (" << unfinished.size() - kUnfinishedShown << " more operations were still running at the end)\n";
+            findings.count += static_cast<int>(unfinished.size() - kUnfinishedShown);
+            break;
+        }
+        const json& op = unfinished[index];
         out << "  unfinished  " << operation(op) << "\n          was still running when the program ended (its last "
             << "call returned at " << microseconds(data.value("program_end_us", 0.0)) << " us): nothing waited for "
             << "it, so its results were never there to read. Wait for the stream (cudaStreamSynchronize) or the "
