@@ -1,6 +1,9 @@
 // The suite-facing half of the harness: findings, scenarios, skips and the run's settings.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <stdexcept>
 
 #include "mgpu/check/harness.h"
@@ -31,6 +34,35 @@ void fail_and_stop(const Finding& finding) {
     DOCTEST_FAIL(describe(finding));
     // DOCTEST_FAIL throws; this point is reached only if doctest was told not to throw.
     throw std::runtime_error("case stopped after a failed check");
+}
+
+void fail_and_end_process(const Finding& finding) {
+    detail::CaseState& state = detail::current_case();
+    nlohmann::json record{{"event", "finding"},
+                          {"case", state.name},
+                          {"check", finding.check},
+                          {"expected", finding.expected},
+                          {"observed", finding.observed},
+                          {"file", finding.file},
+                          {"line", finding.line},
+                          {"symptom", finding.symptom},
+                          {"section", finding.section},
+                          {"scenario", state.scenario},
+                          {"suite_file", ""},
+                          {"suite_line", 0}};
+    detail::send(record);
+    detail::send(nlohmann::json{{"event", "case-end"},
+                                {"name", state.name},
+                                {"passed", false},
+                                {"failed_checks", 1},
+                                {"skipped", false},
+                                {"skip_reason", ""},
+                                {"scenario", state.scenario},
+                                {"seconds", 0.0}});
+    detail::send(nlohmann::json{{"event", "exit"}, {"status", 1}});
+    if (!detail::judge_attached()) std::fprintf(stderr, "%s\n", describe(finding).c_str());
+    std::fflush(nullptr);
+    ::_exit(1);
 }
 
 // Sent at once as well: a case that then crashes or is stopped never reaches its end record, and

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "group_state.h"
+#include "mgpu/sim/nccl_control.h"
 #include "hang_watch.h"
 #include "rendezvous.h"
 #include "runtime/scheduler.h"
@@ -211,6 +212,7 @@ ncclResult_t ncclCommAbort(ncclComm_t comm, Site site) {
         return finish(call, ncclInvalidArgument);
     }
     remember(comm, "ncclCommAbort()", site);
+    release_failed(comm);
     comm->state = CommState::Aborted;
     return finish(call, ncclSuccess);
 }
@@ -236,4 +238,20 @@ ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device, Site site) {
 
 ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank, Site site) {
     return query("ncclCommUserRank", comm, rank, known_comm(comm) ? comm->rank : 0, site);
+}
+
+std::size_t mgpu::sim::live_nccl_comms() {
+    std::lock_guard<std::recursive_mutex> lock(rt::runtime().mutex);
+    std::size_t live = 0;
+    for (const auto& comm : registry().comms)
+        if (comm->state != CommState::Destroyed && comm->state != CommState::Aborted) ++live;
+    return live;
+}
+
+std::size_t mgpu::sim::aborted_nccl_comms() {
+    std::lock_guard<std::recursive_mutex> lock(rt::runtime().mutex);
+    std::size_t aborted = 0;
+    for (const auto& comm : registry().comms)
+        if (comm->state == CommState::Aborted) ++aborted;
+    return aborted;
 }

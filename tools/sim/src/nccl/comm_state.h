@@ -141,6 +141,7 @@ struct ncclComm {
     std::map<int, ncclDataType_t> custom_op_types;
     int next_custom_op = ncclNumOps;
     std::map<const void*, std::size_t> registrations;       // ncclCommRegister handles
+    std::vector<std::uint64_t> stuck_ops;       // this rank's parts of a failed operation (ncclCommAbort ends them)
 };
 
 namespace mgpu::sim::nccl {
@@ -155,6 +156,7 @@ struct Registry {
     std::map<void*, std::size_t> mem_allocations;   // ncclMemAlloc
     std::map<std::string, std::vector<InitRequest>> pending_inits;   // by unique id, in arrival order
     std::uint64_t progress = 0;                      // bumped whenever posted work is matched
+    int matched_ops = 0;                             // operations matched since reset (Faults::nccl_fails_at)
 };
 
 // The registry for the machine that is up now; a new machine (reset) starts an empty one.

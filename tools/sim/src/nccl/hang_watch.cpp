@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include "mgpu/sim/nccl_control.h"
+#include "runtime/scheduler.h"
 #include "runtime/trace_export.h"
 
 namespace mgpu::sim::nccl {
@@ -307,9 +309,62 @@ void wait_for(const std::shared_ptr<Ticket>& ticket, const std::string& what) {
         }
 }
 
+namespace {
+
+StopHandler& stop_handler() {
+    static StopHandler handler = nullptr;
+    return handler;
+}
+
+std::string first_stuck_text() {
+    const auto& stuck = rt::runtime().stuck_ops;
+    return stuck.empty() ? std::string("a failed NCCL operation") : stuck.begin()->second;
+}
+
+constexpr const char* kStuckAdvice =
+    " A failed NCCL operation never completes on the GPU: wait by polling cudaStreamQuery and "
+    "ncclCommGetAsyncError, and call ncclCommAbort on every communicator when an error shows (lesson 4, section 4.7).";
+
+}  // namespace
+
+void fail_asynchronously(Clique& clique, const std::string& what) {
+    for (ncclComm* comm : clique.ranks) {
+        if (comm == nullptr) continue;
+        comm->async_error = ncclRemoteError;
+        set_last_error(comm, what + " failed on the GPU: a remote peer stopped answering (ncclRemoteError); "
+                                    "the operation will not complete until the communicator is aborted");
+    }
+    rt::Runtime& r = rt::runtime();
+    r.on_wait_forever = [](const std::string& waiting) {
+        stop_program(waiting + " waits for work queued behind " + first_stuck_text() +
+                         ", which failed on the GPU (ncclRemoteError) and never finishes. On GPUs this program "
+                         "would hang here." + kStuckAdvice,
+                     "");
+    };
+    r.on_stuck_poll = [](const std::string& polling) {
+        static std::uint64_t polls = 0;
+        static std::uint64_t generation = 0;
+        if (generation != rt::runtime().generation) {
+            generation = rt::runtime().generation;
+            polls = 0;
+        }
+        if (++polls < static_cast<std::uint64_t>(kStalePollLimit) || process_threads() != 1) return;
+        stop_program("the only host thread keeps polling " + polling + " for a stream stuck behind " +
+                         first_stuck_text() + ", which failed on the GPU (ncclRemoteError) and never finishes. On "
+                         "GPUs this loop would run forever." + kStuckAdvice,
+                     "");
+    };
+}
+
+void release_failed(ncclComm* comm) {
+    for (std::uint64_t op : comm->stuck_ops) rt::release_stuck(op, rt::host_clock());
+    comm->stuck_ops.clear();
+}
+
 void stop_program(const std::string& headline, const std::string& details) {
     const bool single_thread = process_threads() <= 2;
     std::string text = "mgpu-sim: NCCL: " + headline + "\n" + details + state_report(single_thread);
+    if (stop_handler() != nullptr) stop_handler()(text);
     std::fflush(stdout);
     std::fputs(text.c_str(), stderr);
     std::fflush(stderr);
@@ -318,3 +373,5 @@ void stop_program(const std::string& headline, const std::string& details) {
 }
 
 }  // namespace mgpu::sim::nccl
+
+void mgpu::sim::set_nccl_stop_handler(StopHandler handler) { nccl::stop_handler() = handler; }

@@ -34,6 +34,15 @@ void check_at_exit();
 // Wakes the waiting threads after posted work was matched.
 void notify_progress();
 
+// An operation of the clique failed on the GPU (an injected fault, Faults::nccl_fails_at): every
+// rank reports ncclRemoteError as its asynchronous error, and a host thread that would wait for the
+// operation, or keeps polling a stream stuck behind it, is stopped with a diagnosis instead of
+// waiting forever. `what` describes the operation.
+void fail_asynchronously(Clique& clique, const std::string& what);
+
+// Ends the comm's parts of a failed operation at the caller's time (ncclCommAbort).
+void release_failed(ncclComm* comm);
+
 // Prints the diagnosis (headline, the waiting threads and every communicator with posted work
 // that is not matched, then `details`), writes the trace when asked, and ends the process.
 [[noreturn]] void stop_program(const std::string& headline, const std::string& details);

@@ -43,6 +43,8 @@ void enqueue_parts(const MatchedOp& op, const std::vector<ncclComm*>& comms, con
     }
     auto shared = std::make_shared<MatchedOp>(op);
     std::uint64_t leader = 0;
+    // An injected failure (MGPU_FAULTS ncclfail=N): the operation never finishes and moves nothing.
+    const bool fails = ++registry().matched_ops == r.options.faults.nccl_fails_at;
     for (std::size_t i = 0; i < op.parts.size(); ++i) {
         const OpArgs& part = op.parts[i];
         ncclComm* comm = comms[i];
@@ -54,10 +56,16 @@ void enqueue_parts(const MatchedOp& op, const std::vector<ncclComm*>& comms, con
         request.device = comm->device;
         request.src_device = op.func == Func::Send || op.func == Func::Recv ? comms[0]->device : -1;
         request.dst_device = op.func == Func::Send || op.func == Func::Recv ? comms[1]->device : -1;
-        request.duration_us = timing.us;
+        request.duration_us = fails ? rt::kNeverUs : timing.us;
+        if (fails)
+            request.stuck = describe(part) + " of rank " + std::to_string(comm->rank) + " on comm#" +
+                            std::to_string(clique_id) + ", posted at " + where_text(part.site);
         request.start_at_us = start;
         request.bytes = part.count * type_size(part.type);
-        if (i == 0) {
+        if (i == 0 && fails) {
+            for (std::size_t j = 1; j < deps.size(); ++j)
+                request.extra_deps.insert(request.extra_deps.end(), deps[j].begin(), deps[j].end());
+        } else if (i == 0) {
             for (std::size_t j = 1; j < deps.size(); ++j)
                 request.extra_deps.insert(request.extra_deps.end(), deps[j].begin(), deps[j].end());
             request.work = [shared] {
@@ -80,7 +88,9 @@ void enqueue_parts(const MatchedOp& op, const std::vector<ncclComm*>& comms, con
         comm->last_op = enqueued.id;
         auto index = r.op_trace_index.find(enqueued.id);
         if (index != r.op_trace_index.end()) r.trace.ops[index->second].api_seq = part.api_seq;
+        if (fails) comm->stuck_ops.push_back(enqueued.id);
     }
+    if (fails) fail_asynchronously(*comms.front()->clique, describe(op.parts.front()));
 }
 
 bool same_collective(const Posted& a, const Posted& b) {

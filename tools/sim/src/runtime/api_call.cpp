@@ -122,7 +122,13 @@ void ApiCall::crash(const std::string& explanation) {
 
 void ApiCall::set_output(std::string shown) { shown_output_ = std::move(shown); }
 
+std::string ApiCall::where_called() {
+    const mgpu::trace::ApiCall& call = record();
+    return call.name + (call.file.empty() ? "" : " at " + call.file + ":" + std::to_string(call.line));
+}
+
 void ApiCall::wait_until(double end_us) {
+    if (end_us >= kNeverUs && runtime().on_wait_forever) runtime().on_wait_forever(where_called());
     double& clock = host_clock();
     clock = std::max(clock, end_us);
 }

@@ -52,6 +52,9 @@ public:
     // Records the result without touching the last error (cudaGetLastError reports it).
     cudaError_t done_without_error(cudaError_t result);
 
+    // "cudaStreamSynchronize at main.cu:40": the call as a diagnosis names it.
+    std::string where_called();
+
 private:
     mgpu::trace::ApiCall& record();
     void finish(cudaError_t result, bool store_error);

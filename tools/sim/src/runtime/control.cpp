@@ -114,6 +114,13 @@ std::size_t live_streams() {
     return runtime().streams.size();
 }
 
+std::uint64_t trace_id_of_stream(const void* stream) {
+    std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
+    auto* handle = static_cast<CUstream_st*>(const_cast<void*>(stream));
+    auto it = runtime().streams.find(handle);
+    return it == runtime().streams.end() ? 0 : it->second->trace_id;
+}
+
 std::size_t live_events() {
     std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
     return runtime().events.size();

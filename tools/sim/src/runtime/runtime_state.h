@@ -73,7 +73,12 @@ struct PendingOp {
     std::vector<std::uint64_t> deps;     // operations that must execute first
     std::function<void()> work;          // touches memory; empty for markers
     double end_us = 0;
+    double duration_us = 0;              // end_us - start as modelled, to start it again (release_stuck)
 };
+
+// The modelled end of an operation that never finishes on its own (an NCCL operation that failed
+// on the GPU), and of everything queued behind it, until release_stuck.
+inline constexpr double kNeverUs = 1e15;
 
 struct Runtime {
     std::recursive_mutex mutex;
@@ -100,6 +105,14 @@ struct Runtime {
     std::map<std::pair<int, int>, MemoryTimeline> host_link_busy;   // (shared host link, direction) -> busy
     std::uint64_t next_op_id = 1;
     std::mt19937_64 rng;
+    // Operations that never finish on their own, with what to say about them (release_stuck ends them).
+    std::map<std::uint64_t, std::string> stuck_ops;
+    // Called when a host thread would wait for a stuck operation: on GPUs it would wait forever, so
+    // the handler ends the program with a diagnosis. The argument names the waiting call.
+    std::function<void(const std::string&)> on_wait_forever;
+    // Called when cudaStreamQuery finds a stream behind a stuck operation (a loop that polls only
+    // the stream polls forever).
+    std::function<void(const std::string&)> on_stuck_poll;
 
     mgpu::trace::Trace trace;
     std::uint64_t next_api_seq = 1;

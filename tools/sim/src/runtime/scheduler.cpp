@@ -114,14 +114,15 @@ Enqueued enqueue(OpRequest&& request) {
     if (!request.engine.empty()) start = std::max(start, r.engine_free[engine_key]);
     if (request.start_at_us >= 0) start = request.start_at_us;
     double end = start + request.duration_us;
-    if (request.memory_device >= 0 && request.memory_us > 0) {
+    const bool never = start >= kNeverUs;
+    if (!never && request.memory_device >= 0 && request.memory_us > 0) {
         const double memory_done = r.memory_busy[request.memory_device].occupy(start, request.memory_us);
         end += std::max(0.0, memory_done - start - request.memory_us);
     }
     // A shared host link carries the bytes of every device on it: booked like device memory, so
     // that copies of two devices behind one switch at once take as long as the link needs for both.
     double link_delay = 0;
-    for (const auto& [link, direction] : request.host_links) {
+    for (const auto& [link, direction] : never ? decltype(request.host_links){} : request.host_links) {
         const auto& shared = r.machine.shared_host_links;
         if (link < 0 || static_cast<std::size_t>(link) >= shared.size() || shared[link].gbps <= 0) continue;
         const double link_us = static_cast<double>(request.bytes) / (shared[link].gbps * 1e3);
@@ -129,8 +130,10 @@ Enqueued enqueue(OpRequest&& request) {
         link_delay = std::max(link_delay, link_done - start - link_us);
     }
     end += std::max(0.0, link_delay);
-    if (!request.engine.empty()) r.engine_free[engine_key] = end;
+    if (!request.engine.empty() && end < kNeverUs) r.engine_free[engine_key] = end;
     op.end_us = end;
+    op.duration_us = std::max(0.0, end - start);
+    if (start >= kNeverUs) op.duration_us = request.duration_us;
     r.op_end[id] = end;
 
     mgpu::trace::DeviceOp record;
@@ -157,6 +160,7 @@ Enqueued enqueue(OpRequest&& request) {
     request.stream->last_op = id;
     for (int device : request.barrier_devices) r.devices[device].barrier_op = id;
     r.pending.emplace(id, std::move(op));
+    if (!request.stuck.empty()) r.stuck_ops[id] = std::move(request.stuck);
 
     if (r.options.schedule.kind == ScheduleKind::Eager) run_until_done({id});
     return Enqueued{id, end};
@@ -178,7 +182,8 @@ void run_until_done(const std::vector<std::uint64_t>& ops) {
             dependents[dep].push_back(id);
         }
         waiting[id] = count;
-        if (count == 0) ready.insert(id);
+        // A stuck operation never runs, nor does anything behind it, until it is released.
+        if (count == 0 && r.stuck_ops.count(id) == 0) ready.insert(id);
     }
     while (!ready.empty()) {
         const std::uint64_t chosen = pick(ready);
@@ -212,6 +217,43 @@ double run_all() {
     return latest;
 }
 
+void release_stuck(std::uint64_t op, double at_us) {
+    Runtime& r = runtime();
+    if (r.stuck_ops.erase(op) == 0) return;
+    auto it = r.pending.find(op);
+    if (it != r.pending.end()) it->second.work = nullptr;   // the data never moved
+    // Pending operations in id order: every dependency has a smaller id, so each end is settled
+    // before an operation that follows it is looked at.
+    for (auto& [id, pending] : r.pending) {
+        if (pending.end_us < kNeverUs) continue;
+        bool still_stuck = r.stuck_ops.count(id) > 0;
+        double start = at_us;
+        for (std::uint64_t dep : pending.deps) {
+            const double dep_end = op_end_us(dep);
+            if (dep_end >= kNeverUs) still_stuck = true;
+            start = std::max(start, dep_end);
+        }
+        if (still_stuck) continue;
+        const double end = id == op ? at_us : start + pending.duration_us;
+        pending.end_us = end;
+        r.op_end[id] = end;
+        auto index = r.op_trace_index.find(id);
+        if (index != r.op_trace_index.end() && index->second < r.trace.ops.size()) {
+            r.trace.ops[index->second].start_us = id == op ? r.trace.ops[index->second].start_us : start;
+            r.trace.ops[index->second].end_us = end;
+        }
+    }
+}
+
+std::uint64_t stuck_cause(std::uint64_t op) {
+    Runtime& r = runtime();
+    std::set<std::uint64_t> closure;
+    collect_closure(op, closure);
+    for (std::uint64_t id : closure)
+        if (r.stuck_ops.count(id)) return id;
+    return 0;
+}
+
 bool is_done(std::uint64_t op) { return runtime().pending.count(op) == 0; }
 
 double op_end_us(std::uint64_t op) {
@@ -233,6 +275,7 @@ void mark_op_error(std::uint64_t op, int code) {
 void discard_pending() {
     Runtime& r = runtime();
     r.pending.clear();
+    r.stuck_ops.clear();
     r.op_end.clear();
     r.op_trace_index.clear();
     r.engine_free.clear();

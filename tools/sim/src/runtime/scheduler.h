@@ -43,6 +43,9 @@ struct OpRequest {
     std::vector<int> barrier_devices;        // serialise with all work on these devices (cudaMemcpyPeer)
     std::vector<mgpu::trace::MemoryRange> touches;   // what it reads and writes (races in the trace)
     std::function<void()> work;
+    // Non-empty: the operation never finishes on its own (duration_us should be kNeverUs) until
+    // release_stuck; the text says what it is, for diagnoses.
+    std::string stuck;
 };
 
 struct Enqueued {
@@ -70,6 +73,12 @@ double op_end_us(std::uint64_t op);   // 0 for op 0
 // The operation being executed right now (for kernels that fault), 0 outside execution.
 std::uint64_t executing_op();
 void mark_op_error(std::uint64_t op, int code);
+
+// Ends a stuck operation (an NCCL operation that failed on the GPU, ended by ncclCommAbort) at
+// `at_us` without doing its work; what was queued behind it gets its modelled times again.
+void release_stuck(std::uint64_t op, double at_us);
+// The stuck operation that `op` waits for, directly or through its dependencies; 0 when none.
+std::uint64_t stuck_cause(std::uint64_t op);
 
 // Drops every pending operation without executing it (reset).
 void discard_pending();

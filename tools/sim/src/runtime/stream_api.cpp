@@ -52,7 +52,11 @@ cudaError_t query_stream(cudaStream_t stream, bool per_thread_default, Site site
     if (target == nullptr) return call.done(cudaErrorInvalidResourceHandle);
     if (cudaError_t status = context_status(target->device); status != cudaSuccess) return call.done(status);
     // Done is decided on the modelled clock, so the answer does not depend on the schedule.
-    if (op_end_us(target->last_op) > host_clock()) return call.done_query(cudaErrorNotReady);
+    if (op_end_us(target->last_op) > host_clock()) {
+        Runtime& r = runtime();
+        if (op_end_us(target->last_op) >= kNeverUs && r.on_stuck_poll) r.on_stuck_poll(call.where_called());
+        return call.done_query(cudaErrorNotReady);
+    }
     run_until_done({target->last_op});
     return call.done_query(runtime().devices[target->device].sticky);
 }

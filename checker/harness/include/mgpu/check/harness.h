@@ -30,6 +30,11 @@ void fail(const Finding& finding);
 // Records the finding and ends the current test case at once (later checks would only repeat it).
 [[noreturn]] void fail_and_stop(const Finding& finding);
 
+// Records the finding, ends the current case as failed and the whole checker process at once,
+// from any thread: for code under test that can never go on (ranks deadlocked, a wait that never
+// ends), where unwinding the case is impossible. The judge reads a failed case with its finding.
+[[noreturn]] void fail_and_end_process(const Finding& finding);
+
 // Describes the scenario the case runs in ("hgx-h200-8, shuffle:7, 1000003 floats"); the judge
 // shows it beside every finding of the case.
 void set_scenario(const std::string& description);

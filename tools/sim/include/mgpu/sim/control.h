@@ -29,6 +29,11 @@ struct Faults {
     int malloc_fails_at = 0;          // cudaMalloc call number N (1-based, counted from reset) returns 2; 0 = never
     int enable_gives_711_at = 0;      // the Nth cudaDeviceEnablePeerAccess returns 711 (too many peers); 0 = never
     int lost_device = -1;             // this device answers every call with 46 (devices unavailable)
+    // The Nth NCCL operation (collective or send/receive pair, counted from reset as they are
+    // matched) fails on the GPU as when a peer dies: it never finishes, its data does not move,
+    // and every rank of its communicator reports ncclRemoteError as its asynchronous error until
+    // ncclCommAbort ends it. 0 = never.
+    int nccl_fails_at = 0;
     // Pairs listed here cannot peer even if the topology says they can ("0-1,2-3" form; both directions).
     std::string no_peer_pairs;
 };
@@ -40,7 +45,8 @@ struct Options {
     bool apply_cuda_visible_devices = true;   // read CUDA_VISIBLE_DEVICES from the environment
 };
 
-// Options from the environment: MGPU_TOPOLOGY, MGPU_SCHEDULE, MGPU_FAULTS ("malloc=N,enable711=N,lost=D,nopeer=0-1").
+// Options from the environment: MGPU_TOPOLOGY, MGPU_SCHEDULE,
+// MGPU_FAULTS ("malloc=N,enable711=N,lost=D,nopeer=0-1,ncclfail=N").
 Options options_from_environment();
 
 // Raised by reset_machine when the machine at hand cannot host the scenario (the real-GPU
@@ -75,6 +81,10 @@ std::size_t live_device_allocations(int device);
 std::size_t live_streams();
 std::size_t live_events();
 std::size_t live_pinned_host_allocations();
+
+// The id a live stream has in the trace (ApiCall::stream, DeviceOp::stream); 0 (the legacy
+// stream's) for a null handle or one that is not a live stream.
+std::uint64_t trace_id_of_stream(const void* stream);
 
 // Whether peer access from `from` to `to` is enabled now.
 bool peer_access_enabled(int from, int to);

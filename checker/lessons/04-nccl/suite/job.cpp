@@ -1,0 +1,273 @@
+#include "job.h"
+
+#include <cstdlib>
+#include <map>
+
+#include "expectations.h"
+#include "mgpu/check/harness.h"
+#include "mgpu/sim/control.h"
+#include "mgpu/sim/nccl_control.h"
+
+namespace lesson4 {
+
+namespace {
+
+// The simulator stops a program whose ranks can never meet; here that is the student's code
+// deadlocking inside the case, so the case fails with the whole diagnosis and the grade goes on.
+[[noreturn]] void report_hang(const std::string& diagnosis) {
+    std::string headline = diagnosis;
+    const std::size_t newline = headline.find('\n');
+    if (newline != std::string::npos) headline.resize(newline);
+    const std::string prefix = "mgpu-sim: NCCL: ";
+    if (headline.rfind(prefix, 0) == 0) headline.erase(0, prefix.size());
+    mgpu::check::Finding finding;
+    finding.check = "the ranks finish the operation instead of waiting for each other forever";
+    finding.expected = "every NCCL call returns";
+    finding.observed = headline + "\n" + diagnosis.substr(newline == std::string::npos ? diagnosis.size() : newline + 1);
+    finding.section = "4.10";
+    mgpu::check::fail_and_end_process(finding);
+}
+
+void require_setup(bool ok, const std::string& what) {
+    if (ok) return;
+    mgpu::check::fail_and_stop({"the suite could set up the case (" + what + ")", "success", "a failure", "", 0});
+}
+
+}  // namespace
+
+bool start(const lesson3::Machine& machine, const std::string& inputs, int nccl_fails_at) {
+    if (nccl_fails_at > 0 && lesson3::kOnRealGpu) {
+        if (mgpu::check::skip_unless_topology(machine.topology)) return false;
+        mgpu::check::skip("a failing NCCL operation can be injected on the simulator only");
+        return false;
+    }
+    if (nccl_fails_at > 0) {
+        ::setenv("MGPU_FAULTS", ("ncclfail=" + std::to_string(nccl_fails_at)).c_str(), 1);
+    } else {
+        ::unsetenv("MGPU_FAULTS");
+    }
+    if (!lesson3::start(machine, inputs)) return false;
+#ifndef MGPU_CHECK_REAL_GPU
+    if (nccl_fails_at > 0) {
+        mgpu::sim::Options options = mgpu::sim::options();
+        options.faults.nccl_fails_at = nccl_fails_at;
+        mgpu::sim::reset_machine(options);
+    }
+    mgpu::sim::set_nccl_stop_handler(report_hang);
+#endif
+    return true;
+}
+
+std::vector<Rank> suite_ranks(std::vector<int> devices) {
+    if (devices.empty())
+        for (int device = 0; device < lesson3::device_count(); ++device) devices.push_back(device);
+    std::vector<ncclComm_t> comms(devices.size());
+    require_setup(ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()) == ncclSuccess,
+                  "ncclCommInitAll");
+    std::vector<Rank> ranks(devices.size());
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        ranks[i].device = devices[i];
+        ranks[i].comm = comms[i];
+        require_setup(cudaSetDevice(devices[i]) == cudaSuccess &&
+                          cudaStreamCreateWithFlags(&ranks[i].stream, cudaStreamNonBlocking) == cudaSuccess,
+                      "a stream per rank");
+    }
+    cudaSetDevice(0);
+    return ranks;
+}
+
+void close_suite_ranks(std::vector<Rank>& ranks) {
+    for (Rank& rank : ranks) {
+        cudaSetDevice(rank.device);
+        if (rank.stream != nullptr) cudaStreamSynchronize(rank.stream);
+        if (rank.comm != nullptr) ncclCommDestroy(rank.comm);
+        if (rank.stream != nullptr) cudaStreamDestroy(rank.stream);
+    }
+    ranks.clear();
+    cudaSetDevice(0);
+}
+
+void drain(const std::vector<Rank>& ranks) {
+    for (const Rank& rank : ranks) {
+        cudaSetDevice(rank.device);
+        cudaDeviceSynchronize();
+    }
+    cudaGetLastError();
+    cudaSetDevice(0);
+}
+
+template <class T>
+PerRank<T>::PerRank(const std::vector<Rank>& ranks, std::size_t count) : count_(count) {
+    for (const Rank& rank : ranks) {
+        devices_.push_back(rank.device);
+        T* pointer = nullptr;
+        require_setup(cudaSetDevice(rank.device) == cudaSuccess &&
+                          cudaMalloc(&pointer, (count + kGuard) * sizeof(T)) == cudaSuccess,
+                      "a buffer per rank");
+        pointers_.push_back(pointer);
+    }
+    cudaSetDevice(0);
+}
+
+template <class T>
+PerRank<T>::~PerRank() {
+    for (std::size_t i = 0; i < pointers_.size(); ++i) {
+        cudaSetDevice(devices_[i]);
+        cudaFree(pointers_[i]);
+    }
+    cudaSetDevice(0);
+}
+
+template <class T>
+void PerRank<T>::upload(std::size_t rank, const std::vector<T>& values) {
+    std::vector<T> with_guard(values);
+    with_guard.resize(count_ + kGuard, static_cast<T>(-4242));
+    require_setup(cudaSetDevice(devices_[rank]) == cudaSuccess &&
+                      cudaMemcpy(pointers_[rank], with_guard.data(), with_guard.size() * sizeof(T),
+                                 cudaMemcpyHostToDevice) == cudaSuccess,
+                  "upload the inputs");
+    cudaSetDevice(0);
+}
+
+template <class T>
+std::vector<T> PerRank<T>::download(std::size_t rank) const {
+    std::vector<T> values(count_ + kGuard);
+    if (cudaSetDevice(devices_[rank]) != cudaSuccess ||
+        cudaMemcpy(values.data(), pointers_[rank], values.size() * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess) {
+        cudaGetLastError();
+        mgpu::check::fail_and_stop({"the results can be read back", "cudaMemcpy to succeed",
+                                    "it failed: the device faulted while running the code under test", "", 0, true});
+    }
+    cudaSetDevice(0);
+    return values;
+}
+
+template class PerRank<float>;
+template class PerRank<int>;
+
+std::uint64_t stream_id(cudaStream_t stream) {
+#ifdef MGPU_CHECK_REAL_GPU
+    unsigned long long id = 0;
+    cudaStreamGetId(stream, &id);
+    return id;
+#else
+    return mgpu::sim::trace_id_of_stream(stream);
+#endif
+}
+
+bool expect_grouped_on_rank_streams(const lesson3::StudentCalls& calls, const std::vector<Rank>& ranks,
+                                    const std::vector<const void*>& rank_buffers, const std::string& what) {
+    static const std::map<std::string, int> operations = {
+        {"ncclAllReduce", 1}, {"ncclBroadcast", 1}, {"ncclBcast", 0}, {"ncclReduce", 1}, {"ncclAllGather", 1},
+        {"ncclReduceScatter", 1}, {"ncclSend", 0}, {"ncclRecv", 0}};
+    static const char* waits[] = {"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
+                                  "cudaMemcpy", "cudaStreamQuery", "ncclCommFinalize", "ncclCommDestroy"};
+    int depth = 0;
+    const mgpu::trace::ApiCall* opened = nullptr;
+    for (const auto& call : calls.calls()) {
+        if (call.name == "ncclGroupStart") {
+            if (depth++ == 0) opened = &call;
+            continue;
+        }
+        if (call.name == "ncclGroupEnd") {
+            if (depth > 0) --depth;
+            continue;
+        }
+        for (const char* wait : waits) {
+            if (depth > 0 && call.name == wait)
+                return lesson3::expect(false, what + ": nothing waits inside a group",
+                                       "no " + call.name + " between ncclGroupStart and ncclGroupEnd",
+                                       call.text + " inside the group opened at " + lesson3::where(*opened), &call,
+                                       "4.3");
+        }
+        auto op = operations.find(call.name);
+        if (op == operations.end()) continue;
+        if (depth == 0)
+            return lesson3::expect(false, what + ": every NCCL operation is inside ncclGroupStart/ncclGroupEnd",
+                                   call.name + " between ncclGroupStart() and ncclGroupEnd()",
+                                   call.text + " outside any group: with one thread driving every rank, each rank's "
+                                               "call waits for the others",
+                                   &call, "4.3");
+        // Which rank it belongs to: the rank whose buffer the send or receive pointer falls in (the
+        // nearest buffer start at or below it).
+        int rank = -1;
+        std::uintptr_t nearest = 0;
+        for (std::size_t a = 0; a < 2 && a < call.args.size(); ++a) {
+            const auto address = static_cast<std::uintptr_t>(call.args[a]);
+            for (std::size_t i = 0; i < rank_buffers.size(); ++i) {
+                const auto base = reinterpret_cast<std::uintptr_t>(rank_buffers[i]);
+                if (address >= base && (rank < 0 || base > nearest)) {
+                    rank = static_cast<int>(i);
+                    nearest = base;
+                }
+            }
+            if (rank >= 0) break;
+        }
+        if (rank < 0) continue;
+        const std::uint64_t wanted = stream_id(ranks[static_cast<std::size_t>(rank)].stream);
+        if (call.stream != wanted)
+            return lesson3::expect(false, what + ": each rank's operation goes to that rank's stream",
+                                   call.name + " of rank " + std::to_string(rank) + " on stream#" +
+                                       std::to_string(wanted) + " (ranks[" + std::to_string(rank) + "].stream)",
+                                   call.text + " on " +
+                                       (call.stream == mgpu::trace::kLegacyStream ? std::string("the legacy default stream")
+                                                                                  : "stream#" + std::to_string(call.stream)),
+                                   &call, "4.5");
+    }
+    if (depth != 0)
+        return lesson3::expect(false, what + ": every group is closed", "an ncclGroupEnd for each ncclGroupStart",
+                               std::to_string(depth) + " group(s) still open when the function returned", opened, "4.3");
+    return true;
+}
+
+std::string result_text(ncclResult_t result) {
+    static const char* names[] = {"ncclSuccess",     "ncclUnhandledCudaError", "ncclSystemError",
+                                  "ncclInternalError", "ncclInvalidArgument",  "ncclInvalidUsage",
+                                  "ncclRemoteError", "ncclInProgress"};
+    const int code = static_cast<int>(result);
+    const std::string name = code >= 0 && code < 8 ? names[code] : "ncclResult_t";
+    return name + " (" + std::to_string(code) + ")";
+}
+
+namespace {
+
+std::string observed_result(ncclResult_t observed, const lesson3::StudentCalls& calls) {
+    std::string text = result_text(observed);
+    bool any_nccl = false;
+    for (const auto& call : calls.calls()) any_nccl = any_nccl || call.name.rfind("nccl", 0) == 0;
+    if (observed == ncclInvalidUsage && !any_nccl)
+        text += " without any NCCL call: is this still the skeleton's placeholder (its TODO not written yet)?";
+    return text;
+}
+
+const mgpu::trace::ApiCall* failed_call(const lesson3::StudentCalls& calls) {
+    static mgpu::trace::ApiCall found;
+    bool any = false;
+    for (const auto& call : calls.calls())
+        if (call.result != 0 && call.name != "cudaStreamQuery" && call.name != "cudaEventQuery") {
+            found = call;
+            any = true;
+        }
+    return any ? &found : nullptr;
+}
+
+}  // namespace
+
+bool expect_result(ncclResult_t observed, ncclResult_t expected, const std::string& what,
+                   const lesson3::StudentCalls& calls) {
+    if (observed == expected) return true;
+    return lesson3::expect(false, what + " returns " + result_text(expected), result_text(expected),
+                           observed_result(observed, calls), observed == ncclSuccess ? nullptr : failed_call(calls));
+}
+
+void require_result(ncclResult_t observed, ncclResult_t expected, const std::string& what,
+                    const lesson3::StudentCalls& calls) {
+    if (observed == expected) return;
+    const mgpu::trace::ApiCall* at = observed == ncclSuccess ? nullptr : failed_call(calls);
+    mgpu::check::Finding finding{what + " returns " + result_text(expected) + " (the rest of this check needs it)",
+                                 result_text(expected), observed_result(observed, calls), at ? at->file : "",
+                                 at ? at->line : 0};
+    mgpu::check::fail_and_stop(finding);
+}
+
+}  // namespace lesson4

@@ -1,0 +1,142 @@
+// Criterion "stream ordering and overlap" (lesson section 4.5): train_step queues each rank's gradient
+// kernel before the all-reduce that reads it, so that the all-reduce never starts before the kernel
+// ends; the activations run on the side stream while the all-reduce does; the host waits for nothing.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "expectations.h"
+#include "job.h"
+
+namespace {
+
+using namespace lesson4;
+using mgpu::trace::DeviceOp;
+using mgpu::trace::OpKind;
+
+void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std::size_t activation_count, int step,
+                int caller, bool check_timeline) {
+    const std::size_t n = ranks.size();
+    PerRank<float> gradients(ranks, gradient_count);
+    PerRank<float> activations(ranks, activation_count);
+    std::vector<Replica> replicas(n);
+    for (std::size_t r = 0; r < n; ++r) {
+        gradients.upload(r, std::vector<float>(gradient_count, -3.0f));
+        activations.upload(r, std::vector<float>(activation_count, 4.0f));
+        cudaSetDevice(ranks[r].device);
+        cudaStreamCreateWithFlags(&replicas[r].side_stream, cudaStreamNonBlocking);
+        replicas[r].gradients = gradients.pointers()[r];
+        replicas[r].gradient_count = gradient_count;
+        replicas[r].activations = activations.pointers()[r];
+        replicas[r].activation_count = activation_count;
+    }
+    drain(ranks);
+    cudaSetDevice(caller);
+    lesson3::StudentCalls calls;
+    const std::string what = "train_step over " + std::to_string(n) + " rank(s), " + std::to_string(gradient_count) +
+                             " gradients, " + std::to_string(activation_count) + " activations";
+    const ncclResult_t result = calls.watch(what, [&] { return train_step(ranks, replicas, step); });
+    const double returned_at = calls.returned_at_us();
+    lesson3::expect_current_device(caller, what);
+    drain(ranks);
+    require_result(result, ncclSuccess, what, calls);
+
+    const std::vector<DeviceOp> ops = calls.ops();
+    for (std::size_t r = 0; r < n && check_timeline; ++r) {
+        const DeviceOp* producer = nullptr;
+        const DeviceOp* reduce = nullptr;
+        const DeviceOp* side = nullptr;
+        for (const DeviceOp& op : ops) {
+            if (op.device != ranks[r].device) continue;
+            if (op.kind == OpKind::Collective && reduce == nullptr) reduce = &op;
+            if (op.kind == OpKind::Kernel && op.name.find("produce_gradients") != std::string::npos) producer = &op;
+            if (op.kind == OpKind::Kernel && op.name.find("advance_activations") != std::string::npos) side = &op;
+        }
+        const std::string rank = "rank " + std::to_string(r) + " (device " + std::to_string(ranks[r].device) + ")";
+        if (!lesson3::expect(producer != nullptr && reduce != nullptr && side != nullptr,
+                             what + ": " + rank + " runs produce_gradients, an all-reduce and advance_activations",
+                             "all three on the rank's device",
+                             std::string(producer ? "" : "no produce_gradients kernel; ") +
+                                 (reduce ? "" : "no all-reduce; ") + (side ? "" : "no advance_activations kernel")))
+            return;
+        if (!lesson3::expect(reduce->start_us >= producer->end_us,
+                             what + ": " + rank + "'s all-reduce starts after the kernel that writes its gradients",
+                             "the all-reduce to start at or after " + std::to_string(producer->end_us) + " us",
+                             "it started at " + std::to_string(reduce->start_us) +
+                                 " us, while produce_gradients was still running: queue the kernel on ranks[i].stream, "
+                                 "the all-reduce's stream (or make that stream wait for an event recorded after it)"))
+            return;
+        if (!lesson3::expect(side->stream != reduce->stream,
+                             what + ": " + rank + "'s activations run on the side stream",
+                             "advance_activations on replicas[i].side_stream",
+                             "it ran on the all-reduce's stream, so it waited for the all-reduce"))
+            return;
+        if (!lesson3::expect(mgpu::trace::overlaps(*side, *reduce),
+                             what + ": " + rank + "'s activations run while its gradients are averaged",
+                             "advance_activations overlapping the all-reduce on the timeline",
+                             "advance_activations ran " + std::to_string(side->start_us) + "-" +
+                                 std::to_string(side->end_us) + " us, the all-reduce " +
+                                 std::to_string(reduce->start_us) + "-" + std::to_string(reduce->end_us) +
+                                 " us: launch it on the side stream right after queuing the all-reduce, waiting for "
+                                 "nothing in between"))
+            return;
+        if (!lesson3::expect(returned_at < reduce->end_us,
+                             what + ": train_step returns before the GPUs are done",
+                             "the host back before the all-reduce ends (" + std::to_string(reduce->end_us) + " us)",
+                             "it returned at " + std::to_string(returned_at) +
+                                 " us: nothing in train_step may wait for a stream or a device"))
+            return;
+    }
+    // The values: the average of every rank's gradients, and the activations advanced once.
+    for (std::size_t r = 0; r < n; ++r) {
+        const std::vector<float> out = gradients.download(r);
+        for (std::size_t i = 0; i < gradient_count; ++i) {
+            const double want = 0.5 * (static_cast<double>(i % 61) + step + 3.5 * static_cast<double>(n - 1));
+            if (!(std::fabs(out[i] - want) <= 1e-5 * (1 + std::fabs(want)) * static_cast<double>(n))) {
+                lesson3::expect_value(false, what + ": the gradients are averaged after they are produced",
+                                      "rank " + std::to_string(r) + " gradient [" + std::to_string(i) + "] = " +
+                                          std::to_string(want),
+                                      std::to_string(out[i]) + (out[i] == -3.0f ? " (never written)" : ""));
+                return;
+            }
+        }
+        const std::vector<float> advanced = activations.download(r);
+        for (std::size_t i = 0; i < activation_count; ++i)
+            if (advanced[i] != 3.0f) {
+                lesson3::expect_value(false, what + ": the activations are advanced once",
+                                      "rank " + std::to_string(r) + " activation [" + std::to_string(i) + "] = 3 "
+                                      "(0.5 * 4 + 1)", std::to_string(advanced[i]));
+                return;
+            }
+    }
+    for (std::size_t r = 0; r < n; ++r) {
+        cudaSetDevice(ranks[r].device);
+        cudaStreamDestroy(replicas[r].side_stream);
+    }
+    cudaSetDevice(0);
+}
+
+}  // namespace
+
+TEST_CASE("stream ordering and overlap: hgx-h200-8, every rank") {
+    if (!start({"hgx-h200-8"}, "8 ranks, 2^20 gradients and 2^22 activations each, device 5 current")) return;
+    std::vector<Rank> ranks = suite_ranks();
+    check_step(ranks, std::size_t{1} << 20, std::size_t{1} << 22, 3, 5, true);
+    close_suite_ranks(ranks);
+}
+
+TEST_CASE("stream ordering and overlap: pcie-4 under a lazy schedule") {
+    if (!start({"pcie-4", "lazy"}, "4 ranks, 2^19 + 3 gradients and 2^21 activations each")) return;
+    std::vector<Rank> ranks = suite_ranks();
+    check_step(ranks, (std::size_t{1} << 19) + 3, std::size_t{1} << 21, 8, 2, true);
+    close_suite_ranks(ranks);
+}
+
+TEST_CASE("stream ordering and overlap: two ranks of islands-2x2 under a shuffled schedule, and one GPU") {
+    if (!start({"islands-2x2", "shuffle:13"}, "ranks on devices 2 and 3, 100003 gradients, 2^20 activations")) return;
+    std::vector<Rank> ranks = suite_ranks({2, 3});
+    check_step(ranks, 100003, std::size_t{1} << 20, 1, 0, true);
+    close_suite_ranks(ranks);
+}

@@ -1,0 +1,134 @@
+// Criterion "communicator setup" (lesson section 4.2): open_ranks makes rank i on devices[i] from
+// one host thread, each with a non-blocking stream of its own device, refuses impossible lists,
+// leaves nothing behind when it fails and gives the caller's device back.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "expectations.h"
+#include "job.h"
+#include "mgpu/sim/control.h"
+#include "mgpu/sim/nccl_control.h"
+
+namespace {
+
+using namespace lesson4;
+
+std::string list_text(const std::vector<int>& devices) {
+    std::string text;
+    for (int device : devices) text += (text.empty() ? "" : ", ") + std::to_string(device);
+    return "{" + text + "}";
+}
+
+void check_open(const std::vector<int>& devices, int caller) {
+    cudaSetDevice(caller);
+    std::vector<Rank> ranks;
+    lesson3::StudentCalls calls;
+    const std::string what = "open_ranks(" + list_text(devices) + ")";
+    const ncclResult_t result = calls.watch(what, [&] { return open_ranks(devices, ranks); });
+    require_result(result, ncclSuccess, what, calls);
+    if (!lesson3::expect(ranks.size() == devices.size(), what + " gives one rank per device",
+                         std::to_string(devices.size()) + " entries", std::to_string(ranks.size()) + " entries")) {
+        close_suite_ranks(ranks);
+        return;
+    }
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        const std::string entry = what + ": ranks[" + std::to_string(i) + "]";
+        int rank = -1, device = -1, count = -1;
+        const bool known = ranks[i].comm != nullptr && ncclCommUserRank(ranks[i].comm, &rank) == ncclSuccess &&
+                           ncclCommCuDevice(ranks[i].comm, &device) == ncclSuccess &&
+                           ncclCommCount(ranks[i].comm, &count) == ncclSuccess;
+        if (!lesson3::expect(known, entry + " holds a communicator", "a communicator made by ncclCommInitRank",
+                             ranks[i].comm == nullptr ? "nullptr" : "a handle NCCL does not accept"))
+            continue;
+        lesson3::expect(rank == static_cast<int>(i) && count == static_cast<int>(devices.size()),
+                        entry + " is rank " + std::to_string(i) + " of " + std::to_string(devices.size()),
+                        "rank " + std::to_string(i) + " of " + std::to_string(devices.size()),
+                        "rank " + std::to_string(rank) + " of " + std::to_string(count) +
+                            ": call ncclCommInitRank(&comm, nranks, id, i) for entry i");
+        lesson3::expect(device == devices[i], entry + "'s communicator belongs to device " + std::to_string(devices[i]),
+                        "device " + std::to_string(devices[i]),
+                        "device " + std::to_string(device) +
+                            ": a communicator belongs to the device current when ncclCommInitRank is called; "
+                            "call cudaSetDevice(devices[i]) right before it");
+        int stream_device = -1;
+        unsigned int flags = 0;
+        const bool stream_known = ranks[i].stream != nullptr &&
+                                  cudaStreamGetDevice(ranks[i].stream, &stream_device) == cudaSuccess &&
+                                  cudaStreamGetFlags(ranks[i].stream, &flags) == cudaSuccess;
+        cudaGetLastError();
+        if (!lesson3::expect(stream_known, entry + " holds a stream", "a stream made by cudaStreamCreateWithFlags",
+                             ranks[i].stream == nullptr ? "nullptr" : "a handle CUDA does not accept"))
+            continue;
+        lesson3::expect(stream_device == devices[i], entry + "'s stream belongs to device " + std::to_string(devices[i]),
+                        "device " + std::to_string(devices[i]),
+                        "device " + std::to_string(stream_device) +
+                            ": create the stream with the rank's device current");
+        lesson3::expect((flags & cudaStreamNonBlocking) != 0, entry + "'s stream is non-blocking",
+                        "cudaStreamNonBlocking",
+                        "a blocking stream (cudaStreamCreate): work on the legacy default stream would serialise "
+                        "with it; use cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)");
+    }
+    lesson3::expect_current_device(caller, what);
+    close_suite_ranks(ranks);
+}
+
+}  // namespace
+
+TEST_CASE("communicator setup: every GPU of hgx-h200-8, listed in reverse") {
+    if (!start({"hgx-h200-8"}, "open_ranks({7, 6, ..., 0}) with device 3 current")) return;
+    check_open({7, 6, 5, 4, 3, 2, 1, 0}, 3);
+}
+
+TEST_CASE("communicator setup: one GPU") {
+    if (!start({"h200"}, "open_ranks({0})")) return;
+    check_open({0}, 0);
+}
+
+TEST_CASE("communicator setup: two of four devices on pcie-4 under a lazy schedule") {
+    if (!start({"pcie-4", "lazy"}, "open_ranks({2, 1}) with device 3 current")) return;
+    check_open({2, 1}, 3);
+}
+
+TEST_CASE("communicator setup: three devices of islands-2x2 under a shuffled schedule") {
+    if (!start({"islands-2x2", "shuffle:5"}, "open_ranks({0, 3, 1}) with device 2 current")) return;
+    check_open({0, 3, 1}, 2);
+}
+
+TEST_CASE("communicator setup: an empty list, or a device that does not exist, is refused") {
+    if (!start({"islands-2x2"}, "open_ranks({}) and open_ranks({0, 7}) on 4 devices")) return;
+    for (const std::vector<int>& devices : {std::vector<int>{}, std::vector<int>{0, 7}}) {
+        std::vector<Rank> ranks(1);   // not empty before: the function must leave it empty
+        lesson3::StudentCalls calls;
+        const std::string what = "open_ranks(" + list_text(devices) + ")";
+        const ncclResult_t result = calls.watch(what, [&] { return open_ranks(devices, ranks); });
+        expect_result(result, ncclInvalidArgument, what, calls);
+        lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries",
+                        std::to_string(ranks.size()) + " entries");
+#ifndef MGPU_CHECK_REAL_GPU
+        lesson3::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
+                        what + " leaves no communicator or stream behind", "none",
+                        std::to_string(mgpu::sim::live_nccl_comms()) + " communicator(s), " +
+                            std::to_string(mgpu::sim::live_streams()) + " stream(s)");
+#endif
+    }
+}
+
+TEST_CASE("communicator setup: a device listed twice fails and leaves nothing behind") {
+    if (!start({"pcie-4"}, "open_ranks({1, 1}): NCCL refuses two ranks on one GPU")) return;
+    std::vector<Rank> ranks;
+    lesson3::StudentCalls calls;
+    const std::string what = "open_ranks({1, 1})";
+    const ncclResult_t result = calls.watch(what, [&] { return open_ranks({1, 1}, ranks); });
+    lesson3::expect(result != ncclSuccess, what + " reports NCCL's failure", "ncclInvalidUsage (5) or another error",
+                    result_text(result) + ": return the result of ncclGroupEnd");
+    lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries", std::to_string(ranks.size()) + " entries");
+#ifndef MGPU_CHECK_REAL_GPU
+    lesson3::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
+                    what + " leaves no communicator or stream behind", "every communicator made aborted",
+                    std::to_string(mgpu::sim::live_nccl_comms()) + " communicator(s) and " +
+                        std::to_string(mgpu::sim::live_streams()) +
+                        " stream(s) left: after a failure call ncclCommAbort on each communicator made");
+#endif
+}
