@@ -34,7 +34,7 @@ void queue_work(const std::vector<Rank>& ranks, const PerRank<float>& buffers) {
 }
 
 void check_close(std::vector<Rank> ranks, int caller, const std::string& what) {
-    PerRank<float> buffers(ranks, std::size_t{1} << 22);
+    PerRank<float> buffers(ranks, std::size_t{1} << 20);
     queue_work(ranks, buffers);
     std::map<std::uint64_t, int> rank_of_stream;
     for (std::size_t r = 0; r < ranks.size(); ++r) rank_of_stream[stream_id(ranks[r].stream)] = static_cast<int>(r);

@@ -41,11 +41,13 @@ void check_average(const std::vector<Rank>& ranks, std::size_t count, std::uint6
     const auto rank_pointers = buffers.pointers();
     std::vector<const void*> pointers(rank_pointers.begin(), rank_pointers.end());
     if (!expect_grouped_on_rank_streams(calls, ranks, pointers, what)) return;
+    std::vector<double> sums(count, 0.0);
+    for (std::size_t q = 0; q < n; ++q)
+        for (std::size_t i = 0; i < count; ++i) sums[i] += inputs[q][i];
     for (std::size_t r = 0; r < n; ++r) {
         const std::vector<float> out = buffers.download(r);
         for (std::size_t i = 0; i < count; ++i) {
-            double sum = 0;
-            for (std::size_t q = 0; q < n; ++q) sum += inputs[q][i];
+            const double sum = sums[i];
             const double want = sum / static_cast<double>(n);
             // n roundings of a value up to 1000 in float, each within half a unit in the last place.
             const double tolerance = 1e-6 * 1000.0 * static_cast<double>(n + 1);
@@ -61,7 +63,7 @@ void check_average(const std::vector<Rank>& ranks, std::size_t count, std::uint6
             }
         }
         for (std::size_t i = count; i < out.size(); ++i)
-            if (out[i] != -4242.0f) {
+            if (out[i] != guard_value<float>(r)) {
                 lesson3::expect_value(false, what + ": nothing is written past the count", "untouched",
                                       "rank " + std::to_string(r) + " [" + std::to_string(i) + "] = " +
                                           float_text(out[i]) + ": the count is in elements, not bytes");
@@ -89,6 +91,13 @@ void check_broadcast(const std::vector<Rank>& ranks, std::size_t count, int root
     if (!expect_grouped_on_rank_streams(calls, ranks, pointers, what)) return;
     for (std::size_t r = 0; r < n; ++r) {
         const std::vector<int> out = buffers.download(r);
+        for (std::size_t i = count; i < out.size(); ++i)
+            if (out[i] != guard_value<int>(r)) {
+                lesson3::expect_value(false, what + ": nothing is written past the count", "untouched",
+                                      "rank " + std::to_string(r) + " [" + std::to_string(i) + "] = " +
+                                          std::to_string(out[i]) + ": the count is in elements, not bytes");
+                return;
+            }
         for (std::size_t i = 0; i < count; ++i)
             if (out[i] != sent[i]) {
                 lesson3::expect_value(false, what + ": every rank holds the root's values",

@@ -32,10 +32,10 @@ void queue_work(const std::vector<Rank>& ranks, const PerRank<float>& buffers) {
 
 void check_clean_wait(const std::string& topology, const std::string& schedule) {
     std::vector<Rank> ranks = suite_ranks();
-    PerRank<float> buffers(ranks, std::size_t{1} << 22);
+    PerRank<float> buffers(ranks, std::size_t{1} << 20);
     queue_work(ranks, buffers);
     lesson3::StudentCalls calls;
-    const std::string what = "wait_for_ranks after an all-reduce of 16 MiB per rank (" + topology + ", " + schedule + ")";
+    const std::string what = "wait_for_ranks after an all-reduce of 4 MiB per rank (" + topology + ", " + schedule + ")";
     const ncclResult_t result = calls.watch(what, [&] { return wait_for_ranks(ranks); });
     const double returned_at = calls.returned_at_us();
     require_result(result, ncclSuccess, what, calls);

@@ -121,7 +121,7 @@ PerRank<T>::~PerRank() {
 template <class T>
 void PerRank<T>::upload(std::size_t rank, const std::vector<T>& values) {
     std::vector<T> with_guard(values);
-    with_guard.resize(count_ + kGuard, static_cast<T>(-4242));
+    with_guard.resize(count_ + kGuard, guard_value<T>(rank));
     require_setup(cudaSetDevice(devices_[rank]) == cudaSuccess &&
                       cudaMemcpy(pointers_[rank], with_guard.data(), with_guard.size() * sizeof(T),
                                  cudaMemcpyHostToDevice) == cudaSuccess,

@@ -48,6 +48,10 @@ private:
 };
 
 inline constexpr std::size_t kGuard = 32;
+// What the guard zone of a rank's buffer holds: different on every rank, so that an operation that
+// runs past the count changes it (an average of equal values would not).
+template <class T>
+T guard_value(std::size_t rank) { return static_cast<T>(-4242 - static_cast<int>(rank) * 17); }
 
 // The trace id of a stream, as ApiCall::stream and DeviceOp::stream record it.
 std::uint64_t stream_id(cudaStream_t stream);
