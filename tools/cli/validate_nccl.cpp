@@ -1,12 +1,142 @@
-// Part e: NCCL all-reduce bandwidth. Not measured yet: the kit has no all-reduce program to run
-// (lesson 4, NCCL, is not written), so the part says so and counts neither way.
+// Part e: NCCL all-reduce bandwidth. bench/nccl's nccl-perf runs on the GPUs (built with nvcc
+// against the CUDA Toolkit's NCCL) and on the simulator's model narrowed to as many GPUs, and the
+// bus bandwidth of each size is held against the model, as nccl-tests reports it. An all-reduce
+// needs two GPUs at least: on one, NCCL moves nothing between GPUs and busbw is 0 by definition.
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "kit_config.h"
+#include "validate_p2p_figures.h"
 #include "validate_parts.h"
 
 namespace mgpu::cli {
 
-void report_nccl(ValidationReport& report, const ValidateRun&) {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kModelGpus = 8;   // the model's largest machine, hgx-h200-8
+// Sizes below this are latency-bound; the bandwidth comparison starts here.
+constexpr double kSmallestComparedBytes = 1 << 20;
+
+std::string fixed(double value, int digits) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", digits, value);
+    return text;
+}
+
+// Out-of-place figures per size in bytes, from nccl-perf's (nccl-tests') table.
+struct BusRow {
+    double us = 0, algbw = 0, busbw = 0;
+};
+
+std::map<double, BusRow> parse_rows(const std::string& output) {
+    std::map<double, BusRow> rows;
+    std::istringstream lines(output);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream fields(line);
+        double size = 0, count = 0;
+        std::string type, redop, root;
+        BusRow row;
+        if (fields >> size >> count >> type >> redop >> root >> row.us >> row.algbw >> row.busbw) rows[size] = row;
+    }
+    return rows;
+}
+
+std::vector<std::string> perf_arguments(const ValidateRun& run, int gpus) {
+    std::vector<std::string> argv = {"--op", "all_reduce", "-g", std::to_string(gpus), "-b", "1M",
+                                     "-e", run.quick ? "16M" : "1G", "-f", "4", "-n", run.quick ? "2" : "5"};
+    // The stand-in and the model take modelled times: moving the data adds nothing but wall time.
+    argv.insert(argv.end(), {"--check-up-to", run.quick ? "0" : "64M"});
+    return argv;
+}
+
+bool run_side(ValidationReport& report, const std::string& side, const fs::path& program,
+              const std::vector<std::string>& arguments,
+              const std::vector<std::pair<std::string, std::string>>& environment, std::map<double, BusRow>* rows) {
+    std::vector<std::string> argv = {program.string()};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    std::string shown;
+    for (const auto& [name, value] : environment) shown += name + "=" + value + " ";
+    report.line("Running on " + side + ": `" + shown + shell_quote(argv) + "`");
+    const Captured captured = capture(argv, environment);
+    *rows = parse_rows(captured.output);
+    if (succeeded(captured) && !rows->empty()) return true;
+    report.verdict(Verdict::Differs, "nccl-perf on " + side,
+                   "it did not finish with a table (" + describe_end(captured) + "); its last lines:");
+    report.preformatted(last_lines(captured.output, 15));
+    return false;
+}
+
+}  // namespace
+
+void report_nccl(ValidationReport& report, const ValidateRun& run) {
     report.section("NCCL all-reduce (algbw, busbw)");
-    report.verdict(Verdict::NotTestable, "NCCL all-reduce algbw / busbw", "not measured yet: no all-reduce program");
+    const int gpus = std::min(run.gpus, kModelGpus);
+    if (gpus < 2) {
+        report.verdict(Verdict::NotTestable, "NCCL all-reduce busbw",
+                       "needs 2 GPUs or more (this run has " + std::to_string(run.gpus) +
+                           "; with one, an all-reduce moves nothing between GPUs and busbw is 0). With N GPUs it "
+                           "runs bench/nccl's nccl-perf --op all_reduce -g N from 1 MiB to 1 GiB on the GPUs and on "
+                           "the simulator's " + run.model_topology +
+                           " narrowed to N GPUs, and holds each size's bus bandwidth to the model (agreement " +
+                           fixed(kRatioLow, 2) + " to " + fixed(kRatioHigh, 2) + ")");
+        return;
+    }
+    const fs::path model_program = MGPU_NCCL_PERF_SIM;
+    const fs::path real_program = run.real_is_sim ? model_program : fs::path(MGPU_NCCL_PERF_CUDA);
+    for (const auto& program : {real_program, model_program}) {
+        if (program.empty() || !fs::exists(program)) {
+            report.verdict(Verdict::NotBuilt, "NCCL all-reduce busbw",
+                           (program.empty() ? std::string("the GPU build of nccl-perf (needs NCCL beside nvcc)")
+                                            : program.string()) +
+                               " is not built (bench/nccl; ninja -C " + run.kit.build.string() + " builds it)");
+            return;
+        }
+    }
+    ValidateRun narrowed = run;
+    narrowed.gpus = gpus;
+    std::vector<std::pair<std::string, std::string>> real_environment;
+    if (run.real_is_sim)
+        real_environment = {{"MGPU_TOPOLOGY", run.real_topology}, {"CUDA_VISIBLE_DEVICES", narrowed.visible_devices()}};
+    std::map<double, BusRow> real, model;
+    const bool real_ok = run_side(report, run.real_is_sim ? "the stand-in machine" : "the GPUs", real_program,
+                                  perf_arguments(run, gpus), real_environment, &real);
+    const bool model_ok = run_side(report, "the simulator", model_program, perf_arguments(run, gpus),
+                                   {{"MGPU_TOPOLOGY", run.model_topology},
+                                    {"CUDA_VISIBLE_DEVICES", narrowed.visible_devices()}},
+                                   &model);
+    if (!real_ok || !model_ok) return;
+
+    Table table{{"size (B)", "real us", "real busbw GB/s", "model us", "model busbw GB/s", "ratio"}, {}};
+    int compared = 0, outside = 0;
+    std::string worst;
+    for (const auto& [size, measured] : real) {
+        auto modelled = model.find(size);
+        if (modelled == model.end() || size < kSmallestComparedBytes) continue;
+        const double ratio = modelled->second.busbw > 0 ? measured.busbw / modelled->second.busbw : 0;
+        ++compared;
+        if (!ratio_agrees(ratio)) {
+            ++outside;
+            if (worst.empty()) worst = fixed(size, 0) + " B at " + fixed(ratio, 2);
+        }
+        table.rows.push_back({fixed(size, 0), fixed(measured.us, 2), fixed(measured.busbw, 2),
+                              fixed(modelled->second.us, 2), fixed(modelled->second.busbw, 2),
+                              fixed(ratio, 2) + (ratio_agrees(ratio) ? "" : " *")});
+    }
+    report.table(table);
+    const std::string what = "NCCL all-reduce busbw on " + std::to_string(gpus) + " GPUs";
+    if (compared == 0) {
+        report.verdict(Verdict::Differs, what, "no size from 1 MiB up appears in both tables");
+        return;
+    }
+    report.verdict(outside == 0 ? Verdict::Agrees : Verdict::Differs, what,
+                   std::to_string(compared - outside) + " of " + std::to_string(compared) +
+                       " sizes within the agreement range" + (worst.empty() ? "" : "; first outside: " + worst));
 }
 
 }  // namespace mgpu::cli

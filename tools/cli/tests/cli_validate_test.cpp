@@ -75,7 +75,17 @@ TEST_CASE("with the simulator standing in for two H200s, every part runs and agr
     CHECK(has(report, "| 1 -> 0 |"));
     CHECK(has(report, "**AGREE** Unidirectional bandwidth, peer access on"));
     CHECK(has(report, "**AGREE** lesson 3's copy_between_devices against cudaMemcpyPeerAsync"));
-    CHECK(has(report, "**NOT TESTABLE HERE** NCCL all-reduce algbw / busbw: not measured yet: no all-reduce program"));
+    // NCCL: nccl-perf on the stand-in and on the model, size by size from 1 MiB.
+    CHECK(has(report, "| 1048576 |"));
+    CHECK(has(report, "**AGREE** NCCL all-reduce busbw on 2 GPUs: 3 of 3 sizes within the agreement range"));
+}
+
+TEST_CASE("with one GPU, the NCCL part says what it would measure and counts neither way") {
+    const ValidateRun validated = run_validate("--real-side sim --quick --gpus 1 --only nccl");
+    INFO(validated.cli.output);
+    CHECK(validated.cli.code == 0);
+    CHECK(has(validated.report, "**NOT TESTABLE HERE** NCCL all-reduce busbw: needs 2 GPUs or more"));
+    CHECK(has(validated.report, "nccl-perf --op all_reduce -g N"));
 }
 
 TEST_CASE("a stand-in machine that is not the model shows as differences, and the exit code is 1") {
