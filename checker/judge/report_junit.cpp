@@ -27,7 +27,7 @@ std::string xml_escape(const std::string& raw) {
     return escaped;
 }
 
-std::string seconds_text(double seconds) {
+std::string junit_seconds(double seconds) {
     char text[32];
     std::snprintf(text, sizeof text, "%.3f", seconds);
     return text;
@@ -67,7 +67,7 @@ std::string junit_xml(const GradeReport& report) {
         for (const auto& test : lesson.cases) {
             ++tests;
             cases << "    <testcase classname=\"" << xml_escape(lesson.id + "." + test.criterion) << "\" name=\""
-                  << xml_escape(test.name) << "\" time=\"" << seconds_text(test.seconds) << "\"";
+                  << xml_escape(test.name) << "\" time=\"" << junit_seconds(test.seconds) << "\"";
             if (test.status == CaseStatus::Passed) {
                 cases << "/>\n";
                 continue;
@@ -90,7 +90,7 @@ std::string junit_xml(const GradeReport& report) {
         }
         suites << "  <testsuite name=\"" << xml_escape(lesson.id) << "\" tests=\"" << tests << "\" failures=\""
                << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\""
-               << seconds_text(lesson.seconds) << "\">\n"
+               << junit_seconds(lesson.seconds) << "\">\n"
                << "    <properties>\n"
                << "      <property name=\"score\" value=\"" << format_points(lesson.score) << "\"/>\n"
                << "      <property name=\"max_score\" value=\"" << format_points(lesson.max_score) << "\"/>\n"
@@ -114,7 +114,7 @@ std::string junit_xml(const GradeReport& report) {
     document << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
              << "<testsuites name=\"mgpu checker\" tests=\"" << total_tests << "\" failures=\"" << total_failures
              << "\" errors=\"" << total_errors << "\" skipped=\"" << total_skipped << "\" time=\""
-             << seconds_text(report.seconds) << "\">\n"
+             << junit_seconds(report.seconds) << "\">\n"
              << suites.str() << "</testsuites>\n";
     return document.str();
 }

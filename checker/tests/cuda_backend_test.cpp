@@ -36,7 +36,8 @@ TEST_CASE("cuda backend: the reference solution builds into a real-GPU checker w
     // The student's file sees the toolkit's headers only, never the simulator's cuda_runtime.h.
     for (const auto& dir : build.include_dirs) CHECK_FALSE(fs::exists(fs::path(dir) / "mgpu" / "sim" / "control.h"));
 
-    const std::string dir = lesson_tests::write_submission("cuda-backend-solution", lesson_tests::solution_source());
+    const lesson_tests::TestedLesson& tested = lesson_tests::tested_lesson(3);
+    const std::string dir = lesson_tests::write_submission(tested, "cuda-backend-solution", lesson_tests::solution_source(tested));
     const std::string file = dir + "/03-peer-to-peer/peer_access.cu";
     BuildSettings settings;
     settings.cache_dir = std::string(MGPU_CHECKER_TEST_CACHE) + "/cuda-backend";
@@ -65,9 +66,10 @@ TEST_CASE("cuda backend: without a GPU, auto grades on the simulator and cuda st
         return;
     }
     CHECK_FALSE(gpu.reason.empty());
-    const std::string dir = lesson_tests::write_submission("cuda-backend-auto", lesson_tests::solution_source());
+    const lesson_tests::TestedLesson& tested = lesson_tests::tested_lesson(3);
+    const std::string dir = lesson_tests::write_submission(tested, "cuda-backend-auto", lesson_tests::solution_source(tested));
 
-    GradeRequest on_cuda = lesson_tests::request_for(dir);
+    GradeRequest on_cuda = lesson_tests::request_for(tested, dir);
     on_cuda.backend = "cuda";
     const GradeReport refused = grade_submission(on_cuda);
     CHECK(refused.exit_code() == 4);
@@ -75,7 +77,7 @@ TEST_CASE("cuda backend: without a GPU, auto grades on the simulator and cuda st
     CHECK(refused.kit_fault.find("--backend sim") != std::string::npos);
     CHECK(refused.lessons.empty());
 
-    GradeRequest on_auto = lesson_tests::request_for(dir);
+    GradeRequest on_auto = lesson_tests::request_for(tested, dir);
     on_auto.backend = "auto";
     on_auto.topology = "h200";   // the one-GPU scenarios only: enough to see which backend graded
     const GradeReport graded = grade_submission(on_auto);

@@ -25,10 +25,11 @@ std::string case_text(const CaseResult& test) {
 
 }  // namespace
 
-TEST_CASE("lesson " MGPU_TEST_LESSON_TEXT ": adversarial submissions get a clear reason and the documented exit code") {
+LESSON_TEST_CASE("adversarial submissions get a clear reason and the documented exit code") {
+    const TestedLesson& tested = current_lesson();
     const auto manifest =
-        nlohmann::json::parse(read_text(std::string(MGPU_KIT_ROOT) + "/checker/tests/adversarial/" MGPU_TEST_ADVERSARIAL));
-    const std::string solution = solution_source();
+        nlohmann::json::parse(read_text(std::string(MGPU_KIT_ROOT) + "/checker/tests/adversarial/" + tested.adversarial));
+    const std::string solution = solution_source(tested);
     const auto& submissions = manifest.at("submissions");
     for (std::size_t index = 0; index < submissions.size(); ++index) {
         if (!in_this_shard(index)) continue;
@@ -36,7 +37,7 @@ TEST_CASE("lesson " MGPU_TEST_LESSON_TEXT ": adversarial submissions get a clear
         const std::string name = entry.at("name");
         CAPTURE(name);
         const std::string source = apply_edits(solution, entry.at("edits"));
-        GradeRequest request = request_for(write_submission("adversarial-" + name, source));
+        GradeRequest request = request_for(tested, write_submission(tested, "adversarial-" + name, source));
         request.case_cpu_seconds = endless_loop_cpu_seconds();
         request.memory_limit_bytes = std::size_t{1} << 30;
         GradeReport report = grade_submission(request);

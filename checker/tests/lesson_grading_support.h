@@ -1,5 +1,6 @@
-// Shared by every lesson's grading tests, built once per lesson: the lesson under test comes from
-// the executable's compile definitions (MGPU_TEST_LESSON, MGPU_TEST_LESSON_ID, MGPU_TEST_STUDENT_FILE).
+// Shared by every lesson's grading tests, compiled once for all lessons: a test case written with
+// LESSON_TEST_CASE is registered once per lesson of tested_lessons() and finds the lesson it is
+// about with current_lesson().
 // A grade request against this build's checker of that lesson,
 // submissions made from the reference solution by text edits, and sharding of long test lists
 // across several meson tests (MGPU_CHECKER_SHARD="i/n").
@@ -8,14 +9,33 @@
 #include <cstddef>
 #include <string>
 
+#include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include "grading.h"
+#include "tested_lessons.h"
+
+// A test case run once per tested lesson, named "lesson <number>: <title>" (so --test-case="lesson 3: *"
+// picks lesson 3's copy); inside, current_lesson() is the lesson of the copy that runs.
+#define LESSON_TEST_CASE(title) LESSON_TEST_CASE_IMPL(title, DOCTEST_ANONYMOUS(lesson_test_case_))
+#define LESSON_TEST_CASE_IMPL(title, function)                                                        \
+    static void function();                                                                         \
+    [[maybe_unused]] static const int DOCTEST_CAT(function, _registered) =                          \
+        ::lesson_tests::register_for_each_lesson(&function, __FILE__, __LINE__, title);             \
+    static void function()
 
 namespace lesson_tests {
 
+// Registers `body` as one doctest test case per tested lesson (LESSON_TEST_CASE does this).
+int register_for_each_lesson(void (*body)(), const char* file, unsigned line, const char* title);
+
+// The lesson of the running LESSON_TEST_CASE copy, from its name.
+const TestedLesson& current_lesson();
+// A tested lesson by number; throws std::runtime_error when it is not in tested_lessons().
+const TestedLesson& tested_lesson(int number);
+
 // Grades with the limits of real grading.
-mgpu::judge::GradeRequest request_for(const std::string& submission_dir);
+mgpu::judge::GradeRequest request_for(const TestedLesson& lesson, const std::string& submission_dir);
 
 // The CPU-time limit per case for submissions that loop forever on purpose: a fifth of real
 // grading's, so that each endless case costs seconds, not twenty. The reference test holds every
@@ -23,10 +43,10 @@ mgpu::judge::GradeRequest request_for(const std::string& submission_dir);
 double endless_loop_cpu_seconds();
 
 std::string read_text(const std::string& path);
-std::string solution_source();    // solutions/<lesson id>/<student file>
+std::string solution_source(const TestedLesson& lesson);    // solutions/<lesson id>/<student file>
 
 // A submission folder holding <lesson id>/<student file> with `source`; returns the folder.
-std::string write_submission(const std::string& name, const std::string& source);
+std::string write_submission(const TestedLesson& lesson, const std::string& name, const std::string& source);
 
 // Applies {"find", "replace"} edits in order; throws std::runtime_error naming an edit whose
 // text is not in the source (the reference solution changed under it).

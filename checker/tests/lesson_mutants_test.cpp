@@ -29,10 +29,11 @@ std::string first_failed_case(const std::string& report) {
 
 }  // namespace
 
-TEST_CASE("lesson " MGPU_TEST_LESSON_TEXT ": each mutant loses points in its criterion and only there") {
+LESSON_TEST_CASE("each mutant loses points in its criterion and only there") {
+    const TestedLesson& tested = current_lesson();
     const std::string manifest_path =
-        std::string(MGPU_KIT_ROOT) + "/checker/lessons/" MGPU_TEST_LESSON_ID "/mutants/manifest.json";
-    const std::string folder = std::string(MGPU_TEST_LESSON_MUTANTS) + "/";
+        std::string(MGPU_KIT_ROOT) + "/checker/lessons/" + tested.id + "/mutants/manifest.json";
+    const std::string folder = std::string(tested.mutants_dir) + "/";
     const auto manifest = nlohmann::json::parse(read_text(manifest_path));
     const auto& mutants = manifest.at("mutants");
     for (std::size_t index = 0; index < mutants.size(); ++index) {
@@ -40,7 +41,7 @@ TEST_CASE("lesson " MGPU_TEST_LESSON_TEXT ": each mutant loses points in its cri
         const std::string file = mutants[index].at("file");
         const std::string expected = mutants[index].at("criterion");
         const std::string name = file.substr(0, file.rfind('.'));
-        GradeReport report = grade_submission(request_for(write_submission("mutant-" + name, read_text(folder + file))));
+        GradeReport report = grade_submission(request_for(tested, write_submission(tested, "mutant-" + name, read_text(folder + file))));
         CAPTURE(file);
         CAPTURE(mutants[index].at("description").get<std::string>());
         INFO(report_text(report));

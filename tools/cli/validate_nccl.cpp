@@ -17,11 +17,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kModelGpus = 8;   // the model's largest machine, hgx-h200-8
+constexpr int kNcclModelGpus = 8;   // the model's largest machine, hgx-h200-8
 // Sizes below this are latency-bound; the bandwidth comparison starts here.
 constexpr double kSmallestComparedBytes = 1 << 20;
 
-std::string fixed(double value, int digits) {
+std::string bus_fixed(double value, int digits) {
     char text[32];
     std::snprintf(text, sizeof text, "%.*f", digits, value);
     return text;
@@ -32,7 +32,7 @@ struct BusRow {
     double us = 0, algbw = 0, busbw = 0;
 };
 
-std::map<double, BusRow> parse_rows(const std::string& output) {
+std::map<double, BusRow> parse_nccl_rows(const std::string& output) {
     std::map<double, BusRow> rows;
     std::istringstream lines(output);
     std::string line;
@@ -55,7 +55,7 @@ std::vector<std::string> perf_arguments(const ValidateRun& run, int gpus) {
     return argv;
 }
 
-bool run_side(ValidationReport& report, const std::string& side, const fs::path& program,
+bool run_nccl_side(ValidationReport& report, const std::string& side, const fs::path& program,
               const std::vector<std::string>& arguments,
               const std::vector<std::pair<std::string, std::string>>& environment, std::map<double, BusRow>* rows) {
     std::vector<std::string> argv = {program.string()};
@@ -64,7 +64,7 @@ bool run_side(ValidationReport& report, const std::string& side, const fs::path&
     for (const auto& [name, value] : environment) shown += name + "=" + value + " ";
     report.line("Running on " + side + ": `" + shown + shell_quote(argv) + "`");
     const Captured captured = capture(argv, environment);
-    *rows = parse_rows(captured.output);
+    *rows = parse_nccl_rows(captured.output);
     if (succeeded(captured) && !rows->empty()) return true;
     report.verdict(Verdict::Differs, "nccl-perf on " + side,
                    "it did not finish with a table (" + describe_end(captured) + "); its last lines:");
@@ -76,7 +76,7 @@ bool run_side(ValidationReport& report, const std::string& side, const fs::path&
 
 void report_nccl(ValidationReport& report, const ValidateRun& run) {
     report.section("NCCL all-reduce (algbw, busbw)");
-    const int gpus = std::min(run.gpus, kModelGpus);
+    const int gpus = std::min(run.gpus, kNcclModelGpus);
     if (gpus < 2) {
         report.verdict(Verdict::NotTestable, "NCCL all-reduce busbw",
                        "needs 2 GPUs or more (this run has " + std::to_string(run.gpus) +
@@ -84,7 +84,7 @@ void report_nccl(ValidationReport& report, const ValidateRun& run) {
                            "runs bench/nccl's nccl-perf --op all_reduce -g N from 1 MiB to 1 GiB on the GPUs and on "
                            "the simulator's " + run.model_topology +
                            " narrowed to N GPUs, and holds each size's bus bandwidth to the model (agreement " +
-                           fixed(kRatioLow, 2) + " to " + fixed(kRatioHigh, 2) + ")");
+                           bus_fixed(kRatioLow, 2) + " to " + bus_fixed(kRatioHigh, 2) + ")");
         return;
     }
     const fs::path model_program = MGPU_NCCL_PERF_SIM;
@@ -104,9 +104,9 @@ void report_nccl(ValidationReport& report, const ValidateRun& run) {
     if (run.real_is_sim)
         real_environment = {{"MGPU_TOPOLOGY", run.real_topology}, {"CUDA_VISIBLE_DEVICES", narrowed.visible_devices()}};
     std::map<double, BusRow> real, model;
-    const bool real_ok = run_side(report, run.real_is_sim ? "the stand-in machine" : "the GPUs", real_program,
+    const bool real_ok = run_nccl_side(report, run.real_is_sim ? "the stand-in machine" : "the GPUs", real_program,
                                   perf_arguments(run, gpus), real_environment, &real);
-    const bool model_ok = run_side(report, "the simulator", model_program, perf_arguments(run, gpus),
+    const bool model_ok = run_nccl_side(report, "the simulator", model_program, perf_arguments(run, gpus),
                                    {{"MGPU_TOPOLOGY", run.model_topology},
                                     {"CUDA_VISIBLE_DEVICES", narrowed.visible_devices()}},
                                    &model);
@@ -122,11 +122,11 @@ void report_nccl(ValidationReport& report, const ValidateRun& run) {
         ++compared;
         if (!ratio_agrees(ratio)) {
             ++outside;
-            if (worst.empty()) worst = fixed(size, 0) + " B at " + fixed(ratio, 2);
+            if (worst.empty()) worst = bus_fixed(size, 0) + " B at " + bus_fixed(ratio, 2);
         }
-        table.rows.push_back({fixed(size, 0), fixed(measured.us, 2), fixed(measured.busbw, 2),
-                              fixed(modelled->second.us, 2), fixed(modelled->second.busbw, 2),
-                              fixed(ratio, 2) + (ratio_agrees(ratio) ? "" : " *")});
+        table.rows.push_back({bus_fixed(size, 0), bus_fixed(measured.us, 2), bus_fixed(measured.busbw, 2),
+                              bus_fixed(modelled->second.us, 2), bus_fixed(modelled->second.busbw, 2),
+                              bus_fixed(ratio, 2) + (ratio_agrees(ratio) ? "" : " *")});
     }
     report.table(table);
     const std::string what = "NCCL all-reduce busbw on " + std::to_string(gpus) + " GPUs";

@@ -161,7 +161,7 @@ void compare_p2p_matrix(ValidationReport& report, const ValidateRun& run) {
         if (program.empty() || !fs::exists(program)) {
             report.verdict(Verdict::NotBuilt, "p2p matrix",
                            (program.empty() ? std::string("the GPU build") : program.string()) +
-                               " is not built (bench/p2p; ninja -C " + run.kit.build.string() + " builds it)");
+                               " is not built (bench/p2p; ninja -C " + run.kit.build.string() + " bench-and-validate builds it)");
             return;
         }
     }

@@ -1,6 +1,5 @@
 // End to end: `run` builds small CUDA programs against the simulator and runs them. These need
 // the launch rewriter and the simulator's runtime, so they form a test program of their own.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <filesystem>

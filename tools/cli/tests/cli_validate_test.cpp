@@ -1,6 +1,5 @@
 // `mgpu validate` as a user runs it. Without a GPU here, --real-side sim lets the simulator stand
 // in for the GPUs, so every part of the report is produced; --quick keeps it short.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <filesystem>

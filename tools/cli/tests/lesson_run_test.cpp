@@ -1,7 +1,6 @@
 // `run` on lesson 3's driver catches what `check` catches on the machine and schedule it runs: the
 // solution runs clean and is pointed at other machines, each mutant below fails with its cause
 // named, and the skeleton shows no step as passed.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <filesystem>
