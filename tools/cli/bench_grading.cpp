@@ -97,7 +97,7 @@ int run_grading_bench(const Kit& kit, const ParsedArgs& args) {
         ClassResult result = grade_class(kit, settings);
         seconds[jobs] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         csv[jobs] = read_text(result.csv_path);
-        std::printf("  --jobs %d: %7.1f s  (%.2f s per submission; %d students at once, %d case(s) each)\n", jobs,
+        std::printf("  --jobs %d: %7.1f s  (%.2f s per submission; %d student(s) at once, %d case(s) each)\n", jobs,
                     seconds[jobs], seconds[jobs] / students, result.students_at_once, result.cases_at_once);
         std::fflush(stdout);
     }
