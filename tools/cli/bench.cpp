@@ -1,6 +1,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "bench_grading.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "process.h"
@@ -19,6 +20,8 @@ constexpr Bench kBenches[] = {
     {"sim", "the simulator's own speed and memory: kernels against plain C++, __syncthreads, resident memory"},
     {"nccl", "NCCL's collectives in nccl-tests' columns (size, count, type, redop, root, time, algbw, busbw, "
              "#wrong) on the simulated machine (--topology NAME; -- -e 1G -g 8 ...)"},
+    {"grading", "grade-class on 30 generated lesson 1 submissions with --jobs 1 and --jobs 2: both times, the "
+                "speed-up (target 1.7 on two cores) and the time per submission (--students N)"},
     {"calibrate", "the GPU against the simulator's h200 model, and lesson 3's solution against the GPU's ceilings "
                   "(needs a GPU; --out FILE.md)"},
     {"host-costs", "the GPU against the simulator's h200 model for host-side costs: small copies, memsets, launches, "
@@ -41,6 +44,8 @@ int bench(const Kit& kit, const ParsedArgs& args) {
         argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
         return run_process(argv).shell_code();
     }
+    if (name == "grading") return run_grading_bench(kit, args);
+    if (args.has("--students")) throw UsageError("--students applies to bench grading only");
     if (name == "nccl") {
         const std::filesystem::path program = kit.build / "bench" / "nccl" / "nccl-perf";
         if (!std::filesystem::exists(program))
@@ -67,11 +72,12 @@ const Command bench_command = {
     "The kit itself",
     {
         .name = "bench",
-        .usage = "bench [sim|nccl|calibrate|host-costs] [--topology NAME|FILE] [-- ARGS]",
+        .usage = "bench [sim|nccl|grading|calibrate|host-costs] [--topology NAME|FILE] [--students N] [-- ARGS]",
         .summary = "Lists the benches, or runs one and shows what it measured.",
         .description = "Each figure is printed with its target and PASS or MISS; the exit code is the bench's\n"
                        "own (1 when a figure misses its target).",
-        .options = {{"--topology", "NAME|FILE", "bench nccl: the simulated machine (default hgx-h200-8)"}},
+        .options = {{"--topology", "NAME|FILE", "bench nccl: the simulated machine (default hgx-h200-8)"},
+                    {"--students", "N", "bench grading: the size of the generated class (default 30)"}},
         .max_positionals = 1,
         .takes_passthrough = true,
     },

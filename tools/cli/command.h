@@ -19,6 +19,8 @@ extern const Command check_command;
 extern const Command run_command;
 extern const Command topo_command;
 extern const Command grade_command;
+extern const Command grade_class_command_entry;
+extern const Command autograder_command;
 extern const Command test_command;
 extern const Command bench_command;
 extern const Command validate_command;
