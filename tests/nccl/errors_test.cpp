@@ -105,6 +105,24 @@ TEST_CASE("ncclGroupEnd without ncclGroupStart gives 5") {
     CHECK(ncclGroupEnd() == ncclInvalidUsage);
 }
 
+TEST_CASE("a send to self without its receive in the same launch gives 5, as on the H200; with it, it works") {
+    use_machine("h200");
+    ncclComm_t comm = nullptr;
+    REQUIRE(ncclCommInitAll(&comm, 1, nullptr) == ncclSuccess);
+    float* buffer = nullptr;
+    cudaMalloc(&buffer, 8 * sizeof(float));
+    CHECK(ncclSend(buffer, 2, ncclFloat, 0, comm, nullptr) == ncclInvalidUsage);
+    CHECK(std::string(ncclGetLastError(comm)).find("send to self") != std::string::npos);
+    CHECK(ncclRecv(buffer, 2, ncclFloat, 0, comm, nullptr) == ncclInvalidUsage);
+    CHECK(ncclGroupStart() == ncclSuccess);
+    CHECK(ncclSend(buffer, 2, ncclFloat, 0, comm, nullptr) == ncclSuccess);
+    CHECK(ncclRecv(buffer + 4, 2, ncclFloat, 0, comm, nullptr) == ncclSuccess);
+    CHECK(ncclGroupEnd() == ncclSuccess);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    cudaFree(buffer);
+    CHECK(ncclCommDestroy(comm) == ncclSuccess);
+}
+
 TEST_CASE("two ranks of one communicator on the same device fail with 5 (Duplicate GPU detected)") {
     use_machine("hgx-h200-8");
     ncclUniqueId id;

@@ -1,5 +1,7 @@
 #include "group_state.h"
 
+#include <map>
+
 #include "hang_watch.h"
 #include "rendezvous.h"
 #include "runtime/scheduler.h"
@@ -12,6 +14,20 @@ GroupState& group() {
 }
 
 ncclResult_t launch(GroupState& batch, const std::string& what) {
+    // NCCL refuses a send to self (or a receive from self) that has no partner in the same launch,
+    // as it would wait for itself forever: ncclInvalidUsage, and nothing of the batch runs.
+    std::map<ncclComm*, int> self_balance;
+    for (const auto& [comm, args] : batch.operations)
+        if (is_p2p(args.func) && args.root == comm->rank) self_balance[comm] += args.func == Func::Send ? 1 : -1;
+    for (const auto& [comm, balance] : self_balance) {
+        if (balance == 0) continue;
+        set_last_error(comm, balance > 0 ? "Trying to send to self without a matching recv"
+                                         : "Trying to recv from self without a matching send");
+        batch.operations.clear();
+        batch.inits.clear();
+        batch.splits.clear();
+        return ncclInvalidUsage;
+    }
     auto ticket = std::make_shared<Ticket>();
     bool any_blocking = false;
     for (InitRequest& request : batch.inits) {
