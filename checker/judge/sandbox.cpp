@@ -44,18 +44,18 @@ std::vector<std::string> bubblewrap_prefix(const SandboxView& view) {
         std::error_code error;
         if (std::filesystem::is_directory(dir, error)) argv.insert(argv.end(), {"--tmpfs", dir});
     }
-    // Hidden folders are empty and stay so: a write there would only seem to succeed. (Done last:
-    // the binds inside them needed their mount points made first.)
-    for (const auto& dir : view.hidden_dirs) argv.insert(argv.end(), {"--remount-ro", dir});
-    for (const auto& dir : by_depth(view.hidden_again)) {
-        std::error_code error;
-        if (std::filesystem::is_directory(dir, error)) argv.insert(argv.end(), {"--remount-ro", dir});
-    }
     for (const auto& dir : view.writable_dirs) {
         argv.insert(argv.end(), {"--bind", dir, dir});
     }
     for (const auto& file : view.device_files) {
         argv.insert(argv.end(), {"--dev-bind", file, file});
+    }
+    // Hidden folders are empty and stay so: a write there would only seem to succeed. (Done last:
+    // the binds inside them, writable ones too, needed their mount points made first.)
+    for (const auto& dir : view.hidden_dirs) argv.insert(argv.end(), {"--remount-ro", dir});
+    for (const auto& dir : by_depth(view.hidden_again)) {
+        std::error_code error;
+        if (std::filesystem::is_directory(dir, error)) argv.insert(argv.end(), {"--remount-ro", dir});
     }
     argv.push_back("--");
     return argv;
