@@ -26,6 +26,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kTailLines = 40;
+constexpr std::size_t kCaseProcessLimit = 64;
 
 std::string escape_filter(const std::string& name) {
     std::string escaped;
@@ -83,6 +84,8 @@ RawRun run_binary(const std::string& binary, const std::vector<std::string>& doc
     ProcessSpec spec;
     SandboxView view;
     view.readable_paths = {binary};
+    view.hidden_dirs = settings.hidden_dirs;
+    view.hidden_again = settings.hidden_again;
     view.device_files = settings.device_files;
     spec.argv = settings.sandbox ? settings.sandbox->prefix(view) : std::vector<std::string>{};
     spec.argv.push_back(binary);
@@ -105,6 +108,7 @@ RawRun run_binary(const std::string& binary, const std::vector<std::string>& doc
     spec.limits.memory_bytes = settings.memory_limit_bytes;
     spec.limits.output_bytes = settings.output_limit_bytes;
     spec.limits.kept_output_bytes = std::size_t{16} << 10;
+    spec.limits.max_processes = kCaseProcessLimit;
     run.outcome = run_process(spec);
     ::close(nonce_pipe[0]);
 
@@ -176,6 +180,11 @@ CaseResult judge_case(const std::string& name, const RawRun& run, const CaseRunS
         result.status = CaseStatus::MemoryExceeded;
         result.reason = "stopped: used more than " + human_bytes(settings.memory_limit_bytes) +
                         " of host memory (the limit for one check)";
+    } else if (outcome.too_many_processes()) {
+        result.status = CaseStatus::Crashed;
+        result.reason = "stopped: too many processes (more than " + std::to_string(kCaseProcessLimit) +
+                        " at once, the limit for one check). The exercise needs no fork() and no other "
+                        "programs: remove them";
     } else if (outcome.output_exceeded()) {
         result.status = CaseStatus::OutputExceeded;
         result.reason = "stopped: printed more than " + human_bytes(settings.output_limit_bytes) +

@@ -31,6 +31,8 @@ struct CaseRunSettings {
     int jobs = 1;
     std::string scratch_dir;      // where result files are written (outside the sandbox)
     std::vector<std::string> device_files;   // GPU device files the cases need (the cuda backend)
+    std::vector<std::string> hidden_dirs;    // folders the cases must not see (grading_view.h)
+    std::vector<std::string> hidden_again;
 };
 
 struct CaseListing {

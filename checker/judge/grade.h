@@ -28,6 +28,7 @@ struct GradeRequest {
     double case_wall_seconds = 0.0;            // the backstop for a machine too busy; 0 = derived
     std::size_t memory_limit_bytes = std::size_t{4} << 30;   // resident memory per test case
     std::size_t output_limit_bytes = std::size_t{8} << 20;   // output per test case
+    double compile_cpu_seconds = 120.0;        // CPU time for compiling one student file
     std::uint64_t seed = 0;                    // seed for random inputs; 0 = a new one, printed
     std::string cache_dir;                     // "" = checker-cache in the build directory
     std::string lessons_dir;                   // "" = <kit_root>/checker/lessons

@@ -13,6 +13,7 @@
 #include "gpu_probe.h"
 #include "checker_build_config.h"
 #include "grading.h"
+#include "grading_view.h"
 #include "submission_build.h"
 
 namespace mgpu::judge {
@@ -258,10 +259,19 @@ GradeReport grade_submission(const GradeRequest& request) {
     build_settings.cache_dir = request.cache_dir.empty()
                                    ? (fs::path(MGPU_CHECKER_BUILD_ROOT) / "checker-cache").string()
                                    : fs::absolute(request.cache_dir).string();
-    for (const auto& dir : {paths.lessons_dir, paths.lessons_build_dir}) {
-        std::error_code error;
-        if (fs::is_directory(dir, error)) build_settings.hidden_dirs.push_back(dir);
-    }
+    build_settings.compile_cpu_seconds = request.compile_cpu_seconds;
+    GradingViewFolders folders;
+    folders.kit_root = paths.kit_root;
+    folders.build_root = MGPU_CHECKER_BUILD_ROOT;
+    folders.lessons_dir = paths.lessons_dir;
+    folders.lessons_build_dir = paths.lessons_build_dir;
+    folders.cache_dir = build_settings.cache_dir;
+    folders.submission_dir = request.submission_dir;
+    const GradingView view = grading_view(folders);
+    build_settings.hidden_dirs = view.hidden_dirs;
+    build_settings.hidden_again = view.hidden_again;
+    run.hidden_dirs = view.hidden_dirs;
+    run.hidden_again = view.hidden_again;
 
     for (const Lesson* lesson : chosen) {
         LessonResult result;

@@ -1,5 +1,7 @@
 #include "object_inspection.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cxxabi.h>
@@ -355,8 +357,14 @@ std::vector<std::string> forbidden_content(const ElfObject& object, const std::s
         }
         if (symbol.bind != "GLOBAL") continue;   // local, weak and unique definitions cannot replace ours
         if (starts_with(symbol.name, "_Z")) {
-            if (is_reserved_mangled(symbol.name)) {
-                problems.push_back(file + " defines `" + readable(symbol.name) +
+            // The simulated CUDA runtime and NCCL are C++ functions in the global namespace
+            // (cudaGetDeviceCount(int*, Site)): a definition with their name and parameters would
+            // take their place at link time.
+            const std::string shown = readable(symbol.name);
+            const bool runtime_name = (starts_with(shown, "cuda") || starts_with(shown, "nccl")) && shown.size() > 4 &&
+                                      std::isupper(static_cast<unsigned char>(shown[4]));
+            if (is_reserved_mangled(symbol.name) || runtime_name) {
+                problems.push_back(file + " defines `" + shown +
                                    "`, which belongs to the C++ library, the simulator or the checker. Your file "
                                    "may define only its own functions and variables.");
             }

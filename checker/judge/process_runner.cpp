@@ -1,5 +1,7 @@
 #include "process_runner.h"
 
+#include "process_count_cgroup.h"
+
 #include <cerrno>
 #include <algorithm>
 #include <chrono>
@@ -10,6 +12,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <vector>
 #include <poll.h>
 #include <sstream>
@@ -114,6 +117,7 @@ struct TreeSample {
     std::size_t resident_bytes = 0;
     double cpu_seconds = 0;
     bool progressing = false;
+    std::size_t processes = 0;
 };
 
 TreeSample sample_tree(pid_t root) {
@@ -124,6 +128,7 @@ TreeSample sample_tree(pid_t root) {
     for (pid_t pid : descendants_of(root, table)) {
         auto it = table.find(pid);
         if (it == table.end()) continue;
+        ++sample.processes;
         sample.resident_bytes += it->second.resident_bytes;
         ticks += it->second.cpu_ticks;
         if (!sample.progressing) {
@@ -172,8 +177,28 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
 }
 
 // Between fork and exec only async-signal-safe calls are allowed: everything is prepared before.
-[[noreturn]] void exec_child(const ProcessSpec& spec, int output_fd, int error_report_fd, char** argv, char** envp) {
+// The decimal digits of a pid, without the allocation std::to_string might make.
+void write_pid(int fd, pid_t pid) {
+    char digits[24];
+    int at = sizeof digits;
+    do {
+        digits[--at] = static_cast<char>('0' + pid % 10);
+        pid /= 10;
+    } while (pid > 0 && at > 0);
+    [[maybe_unused]] auto written = ::write(fd, digits + at, sizeof digits - at);
+}
+
+[[noreturn]] void exec_child(const ProcessSpec& spec, int output_fd, int error_report_fd, char** argv, char** envp,
+                             const char* cgroup_procs) {
     ::setpgid(0, 0);
+    // Into the pids cgroup before exec, so that nothing the program starts escapes its cap.
+    if (cgroup_procs != nullptr) {
+        int procs = ::open(cgroup_procs, O_WRONLY | O_CLOEXEC);
+        if (procs >= 0) {
+            write_pid(procs, ::getpid());
+            ::close(procs);
+        }
+    }
     // First move every descriptor the child needs above the range of the targets, so that placing
     // one (say the result file on 3) cannot overwrite another still waiting to be placed (the
     // nonce pipe, open on 3 in the judge). The moved copies close themselves at exec.
@@ -196,6 +221,10 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
         const auto seconds = static_cast<rlim_t>(spec.limits.cpu_seconds * 1.5 + 5);
         rlimit cpu{seconds, seconds + 5};
         ::setrlimit(RLIMIT_CPU, &cpu);
+    }
+    if (spec.limits.open_files > 0) {
+        rlimit open_files{spec.limits.open_files, spec.limits.open_files};
+        ::setrlimit(RLIMIT_NOFILE, &open_files);
     }
     if (spec.limits.file_size_bytes > 0) {
         rlimit file_size{spec.limits.file_size_bytes, spec.limits.file_size_bytes};
@@ -240,6 +269,14 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
     std::vector<char*> argv = pointers_to(argv_copy);
     std::vector<char*> envp = pointers_to(env_copy);
 
+    std::unique_ptr<ProcessCountCgroup> cgroup =
+        spec.limits.max_tasks > 0 ? ProcessCountCgroup::create(spec.limits.max_tasks) : nullptr;
+    const char* cgroup_procs = cgroup ? cgroup->procs_file().c_str() : nullptr;
+    auto kill_everything = [&](pid_t root) {
+        kill_tree(root);
+        if (cgroup) cgroup->kill_all();
+    };
+
     const auto start = Clock::now();
     pid_t pid = ::fork();
     if (pid < 0) {
@@ -247,7 +284,7 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
         for (int fd : {output_pipe[0], output_pipe[1], error_pipe[0], error_pipe[1]}) ::close(fd);
         return outcome;
     }
-    if (pid == 0) exec_child(spec, output_pipe[1], error_pipe[1], argv.data(), envp.data());
+    if (pid == 0) exec_child(spec, output_pipe[1], error_pipe[1], argv.data(), envp.data(), cgroup_procs);
 
     ::setpgid(pid, pid);   // also done in the child; whichever runs first wins the race harmlessly
     ::close(output_pipe[1]);
@@ -296,7 +333,7 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
             if (done == pid) {
                 reaped = true;
                 // A descendant that outlived the child may still hold the output open.
-                kill_tree(pid);
+                kill_everything(pid);
             }
         }
         const auto now = Clock::now();
@@ -313,9 +350,15 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
                 last_sample = now;
                 const TreeSample sample = sample_tree(pid);
                 outcome.peak_memory_bytes = std::max(outcome.peak_memory_bytes, sample.resident_bytes);
+                outcome.peak_processes = std::max(outcome.peak_processes, sample.processes);
                 outcome.cpu_seconds = std::max(outcome.cpu_seconds, sample.cpu_seconds);
                 if (!sample.progressing) outcome.blocked_seconds += interval;
-                if (spec.limits.memory_bytes > 0 && sample.resident_bytes > spec.limits.memory_bytes) {
+                // Processes first: a fork bomb's copies also add up to too much memory and CPU time,
+                // but its cause is the number of processes, and that is what the student must read.
+                if ((spec.limits.max_processes > 0 && sample.processes > spec.limits.max_processes) ||
+                    (cgroup && cgroup->limit_reached())) {
+                    outcome.stopped_by = LimitHit::Processes;
+                } else if (spec.limits.memory_bytes > 0 && sample.resident_bytes > spec.limits.memory_bytes) {
                     outcome.stopped_by = LimitHit::Memory;
                 } else if (spec.limits.cpu_seconds > 0 && outcome.cpu_seconds > spec.limits.cpu_seconds) {
                     outcome.stopped_by = LimitHit::CpuTime;
@@ -324,7 +367,7 @@ ProcessOutcome run_process(const ProcessSpec& spec) {
                 }
             }
             if (outcome.stopped_by != LimitHit::None) {
-                kill_tree(pid);
+                kill_everything(pid);
                 killed = true;
             }
         }
@@ -362,6 +405,7 @@ const char* to_string(LimitHit limit) {
         case LimitHit::WallClock: return "wall-clock backstop";
         case LimitHit::Memory: return "memory";
         case LimitHit::Output: return "output";
+        case LimitHit::Processes: return "process count";
     }
     return "?";
 }
@@ -373,7 +417,7 @@ double wall_backstop_seconds(const ProcessLimits& limits) {
 
 std::string describe_signal(int signal) {
     switch (signal) {
-        case SIGSEGV: return "segmentation fault (SIGSEGV): a bad pointer was dereferenced";
+        case SIGSEGV: return "segmentation fault (SIGSEGV): a bad pointer was dereferenced, or the stack overflowed (a recursion without end)";
         case SIGBUS: return "bus error (SIGBUS): memory that cannot be accessed";
         case SIGABRT: return "abort (SIGABRT): abort(), a failed assert() or an uncaught exception";
         case SIGFPE: return "arithmetic error (SIGFPE), for instance an integer division by zero";

@@ -25,6 +25,7 @@ enum class LimitHit {
     WallClock,    // the backstop: the machine was too busy to give the tree the CPU it was ready to use
     Memory,
     Output,
+    Processes,    // the tree started more processes than max_processes, or the kernel refused a fork at max_tasks
 };
 
 // "CPU time", "blocked time", ... for messages.
@@ -45,6 +46,12 @@ struct ProcessLimits {
     std::size_t output_bytes = std::size_t{8} << 20;      // stdout + stderr; the run is stopped beyond it
     std::size_t file_size_bytes = std::size_t{64} << 20;  // RLIMIT_FSIZE: no file written may grow past it
     std::size_t kept_output_bytes = std::size_t{64} << 10; // output kept: this much of the start and of the end
+    std::size_t open_files = 512;                         // RLIMIT_NOFILE; 0 = the judge's own
+    // Processes of the tree at once, counted by the judge (0 = no limit), and tasks (threads
+    // included) the kernel allows the tree where a pids cgroup can be made (process_count_cgroup.h):
+    // the cgroup stops a fork bomb at once, the judge's count names it and ends it.
+    std::size_t max_processes = 64;
+    std::size_t max_tasks = 512;
 };
 
 struct ProcessSpec {
@@ -64,11 +71,13 @@ struct ProcessOutcome {
     LimitHit stopped_by = LimitHit::None;
     bool memory_exceeded() const { return stopped_by == LimitHit::Memory; }
     bool output_exceeded() const { return stopped_by == LimitHit::Output; }
+    bool too_many_processes() const { return stopped_by == LimitHit::Processes; }
     // Stopped by a limit on time of any kind: CPU, blocked or the wall clock.
     bool out_of_time() const {
         return stopped_by == LimitHit::CpuTime || stopped_by == LimitHit::Blocked || stopped_by == LimitHit::WallClock;
     }
     std::size_t peak_memory_bytes = 0;
+    std::size_t peak_processes = 0;
     double cpu_seconds = 0.0;     // CPU time of the tree, as far as it was seen
     double blocked_seconds = 0.0; // time the tree spent blocked
     std::string output;           // stdout and stderr interleaved; start and end kept when long

@@ -95,6 +95,7 @@ std::string junit_xml(const GradeReport& report) {
                << "      <property name=\"score\" value=\"" << format_points(lesson.score) << "\"/>\n"
                << "      <property name=\"max_score\" value=\"" << format_points(lesson.max_score) << "\"/>\n"
                << "      <property name=\"seed\" value=\"" << report.seed << "\"/>\n"
+               << "      <property name=\"sandbox\" value=\"" << xml_escape(report.sandbox) << "\"/>\n"
                << "    </properties>\n"
                << cases.str() << "  </testsuite>\n";
         total_tests += tests;

@@ -187,6 +187,8 @@ std::string terminal_report(const GradeReport& report, bool color, bool quiet, b
         }
         out << "Score " << format_points(report.score()) << " / " << format_points(report.max_score())
             << "  (seed " << report.seed << "; repeat this run with --seed " << report.seed << ")\n";
+        // With --all, also how the submission was isolated: for the grader, who must know what held.
+        if (all && !report.sandbox.empty()) out << "Sandbox: " << printable(report.sandbox) << "\n";
     } else {
         for (const auto& lesson : report.lessons) {
             out << "Lesson " << lesson.number << ": " << format_points(lesson.score) << " / "

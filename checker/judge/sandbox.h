@@ -11,10 +11,15 @@ namespace mgpu::judge {
 
 enum class SandboxKind { Bubblewrap, Unshare, ProcessGroup };
 
+// What the child sees, in the order bubblewrap builds it: the whole file system read-only, then
+// hidden_dirs emptied (the kit, the build, the class folder), then readable_paths shown again
+// inside them (the lesson header, the simulator's headers and archives), then hidden_again emptied
+// inside those (a lesson's mutants beside its archive), then writable_dirs and device_files.
 struct SandboxView {
     // Inside, /tmp is private and empty: paths under it that the child needs must be listed here.
-    std::vector<std::string> readable_paths;  // bound read-only (only those under /tmp need it)
+    std::vector<std::string> readable_paths;  // bound read-only where under /tmp or a hidden folder
     std::vector<std::string> hidden_dirs;     // replaced by an empty directory inside
+    std::vector<std::string> hidden_again;    // emptied after readable_paths are bound
     std::vector<std::string> writable_dirs;   // bound read-write (everything else is read-only)
     std::vector<std::string> device_files;    // real devices the child may open (/dev/nvidia*): bubblewrap's
                                               // own /dev holds only null, zero, random and the like
@@ -29,6 +34,8 @@ struct Sandbox {
     // Inside bubblewrap and unshare a child killed by signal N shows as exit status 128 + N.
     bool reports_signals_as_exit_codes() const { return kind != SandboxKind::ProcessGroup; }
 
+    // The kind and every protection in force, for the report; where the strong sandbox is
+    // missing, also what is weaker (grading works all the same).
     std::string describe() const;
 };
 

@@ -86,7 +86,10 @@ ProcessOutcome run_tool(std::vector<std::string> argv, const BuildSettings& sett
     ProcessSpec spec;
     SandboxView view;
     view.readable_paths = settings.readable_paths;
-    if (hide_checker) view.hidden_dirs = settings.hidden_dirs;
+    if (hide_checker) {
+        view.hidden_dirs = settings.hidden_dirs;
+        view.hidden_again = settings.hidden_again;
+    }
     view.writable_dirs = {workspace};
     spec.argv = settings.sandbox ? settings.sandbox->prefix(view) : std::vector<std::string>{};
     spec.argv.insert(spec.argv.end(), argv.begin(), argv.end());
@@ -170,6 +173,12 @@ std::string explain_outcome(const ProcessOutcome& outcome, const std::string& wh
         return what + " could not finish: the machine was too busy (it had " + std::to_string(static_cast<int>(outcome.cpu_seconds)) +
                " s of CPU time in " + std::to_string(static_cast<int>(outcome.seconds)) + " s). Try again when it is less busy.";
     }
+    if (outcome.stopped_by == LimitHit::CpuTime) {
+        return what + " was stopped after " + std::to_string(static_cast<int>(outcome.cpu_seconds)) +
+               " s of CPU time, its limit: your file takes far too long to compile. Look for templates or "
+               "constexpr code that expand without end, and keep to what the exercise asks.";
+    }
+    if (outcome.too_many_processes()) return what + " was stopped: too many processes.";
     if (outcome.out_of_time()) {
         return what + " was stopped by its limit on " + to_string(outcome.stopped_by) + " (" +
                std::to_string(static_cast<int>(outcome.cpu_seconds)) + " s of CPU time used).";
@@ -253,7 +262,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
             compile.insert(compile.end(), {"-std=c++20", "-I" + lesson.exercise_dir});
             for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});
             compile.insert(compile.end(), {"-c", copy.string(), "-o", object});
-            ProcessOutcome compiled = run_tool(compile, settings, workspace, true, 300);
+            ProcessOutcome compiled = run_tool(compile, settings, workspace, true, settings.compile_cpu_seconds * 2);
             if (!compiled.started) throw KitError("cannot run nvcc: " + compiled.start_error);
             if (!succeeded(compiled)) return not_built("compile error", explain_outcome(compiled, "nvcc"));
         } else if (fs::path(file.name).extension() == ".cu") {
@@ -285,10 +294,16 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
             // are not the student's business.
             for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});
             compile.insert(compile.end(), {"-c", rewritten.string(), "-o", object});
-            ProcessOutcome compiled = run_tool(compile, settings, workspace, true);
+            ProcessOutcome compiled = run_tool(compile, settings, workspace, true, settings.compile_cpu_seconds);
             if (!compiled.started) throw KitError("cannot run the C++ compiler: " + compiled.start_error);
             if (!succeeded(compiled)) {
-                return not_built("compile error", explain_outcome(compiled, "the compiler"));
+                std::string text = explain_outcome(compiled, "the compiler");
+                if (text.find("No such file or directory") != std::string::npos) {
+                    text += "\nA file your code includes was not found. While grading, the compiler sees only your "
+                            "own file, the lesson's header, the simulator's headers and the system's: include only "
+                            "those (files elsewhere in the kit or in other folders are hidden).";
+                }
+                return not_built("compile error", text);
             }
         }
 

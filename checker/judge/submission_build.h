@@ -21,7 +21,9 @@ struct SubmissionFile {
 struct BuildSettings {
     std::string cache_dir;
     const Sandbox* sandbox = nullptr;
-    std::vector<std::string> hidden_dirs;   // the checker's sources, invisible to the compiler
+    std::vector<std::string> hidden_dirs;   // what the compiler must not see (grading_view.h)
+    std::vector<std::string> hidden_again;
+    double compile_cpu_seconds = 120.0;     // a template bomb ends here
     std::vector<std::string> readable_paths;   // set by build_checker: headers, archives, the rewriter
 };
 

@@ -46,7 +46,12 @@ bool has(const CliResult& result, const std::string& text) { return result.outpu
 }  // namespace
 
 TEST_CASE("the solution runs clean on the lesson's machine and is pointed at other machines and schedules") {
-    CliResult result = run_lesson(kSourceRoot / "solutions" / "03-peer-to-peer" / "peer_access.cu");
+    const auto solution = kSourceRoot / "solutions" / "03-peer-to-peer" / "peer_access.cu";
+    if (!std::filesystem::exists(solution)) {
+        MESSAGE("skipped: this is the student edition of the kit, which has no solutions/");
+        return;
+    }
+    CliResult result = run_lesson(solution);
     INFO(result.output);
     CHECK(result.code == 0);
     CHECK(has(result, "on islands-2x2"));
