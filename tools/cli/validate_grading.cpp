@@ -135,7 +135,14 @@ std::optional<judge::LessonResult> grade_lesson_folder(ValidationReport& report,
         report.verdict(Verdict::NotTestable, what, "the kit has no " + kit_folder + "/ folder for this lesson");
         return std::nullopt;
     }
-    auto result = grade(run, lesson, *folder);
+    // Graded from a copy under the work folder, as a student's folder would be: the grading sandbox
+    // hides solutions/ from everything it runs, the compiler included.
+    const fs::path copy = run.work_dir / "folders" / kit_folder / folder->filename();
+    std::error_code ignored;
+    fs::remove_all(copy, ignored);
+    fs::create_directories(copy);
+    fs::copy(*folder, copy, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    auto result = grade(run, lesson, copy);
     if (result.outcome != judge::LessonOutcome::Graded) {
         report.verdict(Verdict::Differs, what, expected + not_graded(result));
         return std::nullopt;
