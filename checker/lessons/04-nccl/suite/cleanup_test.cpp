@@ -16,26 +16,9 @@ namespace {
 
 using namespace lesson4;
 
-// An all-reduce and then a memset on every rank's stream, still running when close_ranks is called.
-// With a rank aborted the others cannot run a collective together: they get only the memset.
-void queue_work(const std::vector<Rank>& ranks, const PerRank<float>& buffers) {
-    bool all = true;
-    for (const Rank& rank : ranks) all = all && rank.comm != nullptr;
-    ncclGroupStart();
-    for (std::size_t r = 0; r < ranks.size() && all; ++r)
-            ncclAllReduce(buffers.pointers()[r], buffers.pointers()[r], buffers.count(), ncclFloat, ncclSum,
-                          ranks[r].comm, ranks[r].stream);
-    ncclGroupEnd();
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-        cudaSetDevice(ranks[r].device);
-        cudaMemsetAsync(buffers.pointers()[r], 0, buffers.count() * sizeof(float), ranks[r].stream);
-    }
-    cudaSetDevice(0);
-}
-
 void check_close(std::vector<Rank> ranks, int caller, const std::string& what) {
     PerRank<float> buffers(ranks, std::size_t{1} << 20);
-    queue_work(ranks, buffers);
+    queue_reduce_then_memset(ranks, buffers.pointers(), buffers.count());
     std::map<std::uint64_t, int> rank_of_stream;
     for (std::size_t r = 0; r < ranks.size(); ++r) rank_of_stream[stream_id(ranks[r].stream)] = static_cast<int>(r);
     const std::size_t expected_destroys = [&] {

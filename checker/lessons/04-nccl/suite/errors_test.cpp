@@ -16,24 +16,10 @@ namespace {
 
 using namespace lesson4;
 
-// The suite's own work on every rank: an all-reduce, then a memset behind it on the same stream.
-void queue_work(const std::vector<Rank>& ranks, const PerRank<float>& buffers) {
-    ncclGroupStart();
-    for (std::size_t r = 0; r < ranks.size(); ++r)
-        ncclAllReduce(buffers.pointers()[r], buffers.pointers()[r], buffers.count(), ncclFloat, ncclSum, ranks[r].comm,
-                      ranks[r].stream);
-    ncclGroupEnd();
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-        cudaSetDevice(ranks[r].device);
-        cudaMemsetAsync(buffers.pointers()[r], 0, buffers.count() * sizeof(float), ranks[r].stream);
-    }
-    cudaSetDevice(0);
-}
-
 void check_clean_wait(const std::string& topology, const std::string& schedule) {
     std::vector<Rank> ranks = suite_ranks();
     PerRank<float> buffers(ranks, std::size_t{1} << 20);
-    queue_work(ranks, buffers);
+    queue_reduce_then_memset(ranks, buffers.pointers(), buffers.count());
     lesson3::StudentCalls calls;
     const std::string what = "wait_for_ranks after an all-reduce of 4 MiB per rank (" + topology + ", " + schedule + ")";
     const ncclResult_t result = calls.watch(what, [&] { return wait_for_ranks(ranks); });
@@ -59,7 +45,7 @@ void check_clean_wait(const std::string& topology, const std::string& schedule) 
 void check_failed_wait(int failing, const std::string& what_failed) {
     std::vector<Rank> ranks = suite_ranks();
     PerRank<float> buffers(ranks, 65536);
-    for (int i = 0; i < failing; ++i) queue_work(ranks, buffers);
+    for (int i = 0; i < failing; ++i) queue_reduce_then_memset(ranks, buffers.pointers(), buffers.count());
     lesson3::StudentCalls calls;
     const std::string what = "wait_for_ranks when " + what_failed;
     const ncclResult_t result = calls.watch(what, [&] { return wait_for_ranks(ranks); });

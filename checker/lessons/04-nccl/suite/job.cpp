@@ -1,6 +1,5 @@
 #include "job.h"
 
-#include <cstdlib>
 #include <map>
 
 #include "expectations.h"
@@ -43,11 +42,6 @@ bool start(const lesson3::Machine& machine, const std::string& inputs, int nccl_
         mgpu::check::skip("a failing NCCL operation can be injected on the simulator only");
         return false;
     }
-    if (nccl_fails_at > 0) {
-        ::setenv("MGPU_FAULTS", ("ncclfail=" + std::to_string(nccl_fails_at)).c_str(), 1);
-    } else {
-        ::unsetenv("MGPU_FAULTS");
-    }
     if (!lesson3::start(machine, inputs)) return false;
 #ifndef MGPU_CHECK_REAL_GPU
     if (nccl_fails_at > 0) {
@@ -86,6 +80,20 @@ void close_suite_ranks(std::vector<Rank>& ranks) {
         if (rank.stream != nullptr) cudaStreamDestroy(rank.stream);
     }
     ranks.clear();
+    cudaSetDevice(0);
+}
+
+void queue_reduce_then_memset(const std::vector<Rank>& ranks, const std::vector<float*>& buffers, std::size_t count) {
+    bool all = true;
+    for (const Rank& rank : ranks) all = all && rank.comm != nullptr;
+    ncclGroupStart();
+    for (std::size_t r = 0; r < ranks.size() && all; ++r)
+        ncclAllReduce(buffers[r], buffers[r], count, ncclFloat, ncclSum, ranks[r].comm, ranks[r].stream);
+    ncclGroupEnd();
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        cudaSetDevice(ranks[r].device);
+        cudaMemsetAsync(buffers[r], 0, count * sizeof(float), ranks[r].stream);
+    }
     cudaSetDevice(0);
 }
 

@@ -24,6 +24,11 @@ bool start(const lesson3::Machine& machine, const std::string& inputs, int nccl_
 // of the machine when `devices` is empty.
 std::vector<Rank> suite_ranks(std::vector<int> devices = {});
 void close_suite_ranks(std::vector<Rank>& ranks);
+// The suite's own work on every rank's stream, still running when the student's function is called:
+// an all-reduce of `count` floats in place, then a memset behind it. With a rank aborted (comm
+// nullptr) the others cannot run a collective together, so they get only the memset.
+void queue_reduce_then_memset(const std::vector<Rank>& ranks, const std::vector<float*>& buffers, std::size_t count);
+
 // Waits for every rank's stream and device, whatever the student queued.
 void drain(const std::vector<Rank>& ranks);
 
