@@ -13,6 +13,12 @@ std::optional<std::string> ParsedArgs::value(const std::string& name) const {
     return found->second;
 }
 
+std::vector<std::string> ParsedArgs::all(const std::string& name) const {
+    auto found = lists.find(name);
+    if (found == lists.end()) return {};
+    return found->second;
+}
+
 namespace {
 
 const OptionSpec* find_option(const CommandSpec& spec, const std::string& name) {
@@ -23,6 +29,13 @@ const OptionSpec* find_option(const CommandSpec& spec, const std::string& name) 
 
 bool looks_like_option(const std::string& arg) {
     return arg.size() > 1 && arg[0] == '-';
+}
+
+// "-Iinclude" or "-DN=4": a repeatable one-letter option with its value joined to it.
+const OptionSpec* joined_short_option(const CommandSpec& spec, const std::string& arg) {
+    if (arg.size() <= 2 || arg[1] == '-') return nullptr;
+    const OptionSpec* option = find_option(spec, arg.substr(0, 2));
+    return option != nullptr && option->repeatable && !option->value_name.empty() ? option : nullptr;
 }
 
 }  // namespace
@@ -53,7 +66,10 @@ ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& a
         }
         std::string name = arg;
         std::optional<std::string> inline_value;
-        if (auto equals = arg.find('='); equals != std::string::npos) {
+        if (const OptionSpec* joined = joined_short_option(spec, arg)) {
+            name = joined->name;
+            inline_value = arg.substr(2);
+        } else if (auto equals = arg.find('='); equals != std::string::npos) {
             name = arg.substr(0, equals);
             inline_value = arg.substr(equals + 1);
         }
@@ -75,6 +91,7 @@ ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& a
         }
         if (parsed.values[name].empty())
             throw UsageError(name + " was given an empty value; expected " + option->value_name);
+        if (option->repeatable) parsed.lists[name].push_back(parsed.values[name]);
     }
     return parsed;
 }

@@ -16,6 +16,9 @@ struct OptionSpec {
     std::string name;        // "--topology"
     std::string value_name;  // "NAME|FILE"; empty for a flag that takes no value
     std::string help;
+    // Given as often as wanted, each value kept in order (ParsedArgs::all); a one-letter option
+    // ("-I") also takes its value joined to it, as compilers do ("-Iinclude", "-DN=4").
+    bool repeatable = false;
 };
 
 struct CommandSpec {
@@ -30,7 +33,8 @@ struct CommandSpec {
 };
 
 struct ParsedArgs {
-    std::map<std::string, std::string> values;  // options given with a value
+    std::map<std::string, std::string> values;  // options given with a value (a repeatable one: the last)
+    std::map<std::string, std::vector<std::string>> lists;  // every value of a repeatable option, in order
     std::set<std::string> flags;                // flags given
     std::vector<std::string> positionals;
     std::vector<std::string> passthrough;       // everything after "--"
@@ -38,6 +42,7 @@ struct ParsedArgs {
 
     bool has(const std::string& name) const { return values.count(name) > 0 || flags.count(name) > 0; }
     std::optional<std::string> value(const std::string& name) const;
+    std::vector<std::string> all(const std::string& name) const;
 };
 
 // Throws UsageError naming the offending argument.

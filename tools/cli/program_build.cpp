@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Bumped when the way programs are built changes, so older cache entries are not reused.
-constexpr const char* kRecipeVersion = "run-recipe 1";
+constexpr const char* kRecipeVersion = "run-recipe 2";
 // Old builds beyond this many are removed, newest kept.
 constexpr std::size_t kCacheEntriesKept = 24;
 
@@ -93,7 +93,17 @@ std::vector<fs::path> header_folders(const Kit& kit) {
     return {kit.root / "tools" / "sim" / "include", kit.root / "tools" / "trace" / "include"};
 }
 
-std::string cache_key(const Kit& kit, const ProgramSources& sources, const std::vector<std::string>& flags) {
+void add_folder_headers(ContentHash& hash, const fs::path& folder) {
+    std::error_code error;
+    std::vector<fs::path> headers;
+    for (const auto& entry : fs::directory_iterator(folder, error))
+        if (entry.is_regular_file() && is_header(entry.path())) headers.push_back(entry.path());
+    std::sort(headers.begin(), headers.end());
+    for (const auto& header : headers) hash.add_content(header);
+}
+
+std::string cache_key(const Kit& kit, const ProgramSources& sources, const CompileOptions& options,
+                      const std::vector<std::string>& flags) {
     ContentHash hash;
     hash.add(kRecipeVersion);
     for (const auto& word : kit.compiler()) hash.add(word);
@@ -107,12 +117,14 @@ std::string cache_key(const Kit& kit, const ProgramSources& sources, const std::
         hash.add_content(file);
         hash.add(display_name(file));
     }
-    std::error_code error;
-    std::vector<fs::path> headers;
-    for (const auto& entry : fs::directory_iterator(sources.folder, error))
-        if (entry.is_regular_file() && is_header(entry.path())) headers.push_back(entry.path());
-    std::sort(headers.begin(), headers.end());
-    for (const auto& header : headers) hash.add_content(header);
+    // The headers a program includes: those beside its files and in its -I folders (one level,
+    // as the usual layouts keep them; a header deeper down is caught when a file including it changes).
+    std::vector<fs::path> folders = {sources.folder};
+    for (const auto& file : sources.files)
+        if (std::find(folders.begin(), folders.end(), file.parent_path()) == folders.end())
+            folders.push_back(file.parent_path());
+    folders.insert(folders.end(), options.include_dirs.begin(), options.include_dirs.end());
+    for (const auto& folder : folders) add_folder_headers(hash, folder);
     return hash.hex();
 }
 
@@ -160,30 +172,34 @@ bool run_steps(const std::vector<Step>& steps, std::string& diagnostics) {
 }
 
 // The flags every source is compiled with (before the file and output names).
-std::vector<std::string> simulator_compile_flags(const Kit& kit, const fs::path& source_folder) {
+std::vector<std::string> simulator_compile_flags(const Kit& kit, const fs::path& source_folder,
+                                                 const CompileOptions& options) {
     // -fopenmp: a program may drive its GPUs from OpenMP threads, as it may from std::thread.
     // -g: a crash in host code is reported at the line that caused it (line information only costs
     // file size).
     std::vector<std::string> flags = {"-std=c++20", "-O2", "-g", "-Wall", "-fopenmp", "-I" + source_folder.string()};
+    for (const auto& folder : options.include_dirs) flags.push_back("-I" + folder.string());
+    for (const auto& define : options.defines) flags.push_back("-D" + define);
     // The simulator's headers are system headers here: warnings in them are not the student's to fix.
     for (const auto& folder : header_folders(kit)) {
         flags.push_back("-isystem");
         flags.push_back(folder.string());
     }
-    // nvcc includes cuda_runtime.h in every .cu without being asked; so does this build.
-    flags.push_back("-include");
-    flags.push_back("cuda_runtime.h");
     return flags;
 }
 
+// nvcc includes cuda_runtime.h in every .cu without being asked; a .cpp file goes to the host
+// compiler, which does not, so it includes what it uses itself.
+const std::vector<std::string> kCudaFileFlags = {"-include", "cuda_runtime.h"};
+
 }  // namespace
 
-BuiltProgram build_program(const Kit& kit, const ProgramSources& sources,
+BuiltProgram build_program(const Kit& kit, const ProgramSources& sources, const CompileOptions& options,
                            const std::function<void()>& before_building) {
     check_build_outputs(kit);
-    const std::vector<std::string> flags = simulator_compile_flags(kit, sources.folder);
+    const std::vector<std::string> flags = simulator_compile_flags(kit, sources.folder, options);
     const fs::path cache = kit.run_cache();
-    const fs::path entry = cache / cache_key(kit, sources, flags);
+    const fs::path entry = cache / cache_key(kit, sources, options, flags);
     const fs::path executable = entry / "program";
 
     BuiltProgram result;
@@ -204,17 +220,23 @@ BuiltProgram build_program(const Kit& kit, const ProgramSources& sources,
 
     std::vector<Step> rewrites, compiles;
     std::vector<std::string> link = kit.compiler();
-    for (const auto& file : sources.files) {
-        const std::string name = file.filename().string();
+    for (std::size_t index = 0; index < sources.files.size(); ++index) {
+        const fs::path& file = sources.files[index];
+        // Two files of one name from different folders must not share their outputs.
+        const std::string name = std::to_string(index) + "-" + file.filename().string();
         fs::path cpp_file = file;
-        if (file.extension() == ".cu") {
+        const bool cuda_file = file.extension() == ".cu";
+        if (cuda_file) {
             cpp_file = work / (name + ".cpp");
-            rewrites.push_back({{kit.cu2cpp().string(), file.string(), "-o", cpp_file.string(), "--display-name",
-                                 display_name(file)},
-                                work / (name + ".rewrite.log")});
+            std::vector<std::string> rewrite = {kit.cu2cpp().string(), file.string(), "-o", cpp_file.string(),
+                                                "--display-name", display_name(file)};
+            // cu2cpp follows the headers it finds there too, so a header in an -I folder may launch kernels.
+            for (const auto& folder : options.include_dirs) rewrite.insert(rewrite.end(), {"--include-dir", folder.string()});
+            rewrites.push_back({rewrite, work / (name + ".rewrite.log")});
         }
         std::vector<std::string> compile = kit.compiler();
         compile.insert(compile.end(), flags.begin(), flags.end());
+        if (cuda_file) compile.insert(compile.end(), kCudaFileFlags.begin(), kCudaFileFlags.end());
         if (colour) compile.push_back("-fdiagnostics-color=always");
         const fs::path object = work / (name + ".o");
         compile.insert(compile.end(), {"-c", cpp_file.string(), "-o", object.string()});

@@ -20,8 +20,14 @@ struct BuiltProgram {
     std::string hint;         // one line on what to do, when the build failed
 };
 
+// What the user adds to every compile, as nvcc's and g++'s own options do.
+struct CompileOptions {
+    std::vector<std::filesystem::path> include_dirs;  // -I DIR, searched before the simulator's headers
+    std::vector<std::string> defines;                 // -D NAME[=VALUE]
+};
+
 // `before_building` is called when the program is not in the cache and is about to be compiled.
-BuiltProgram build_program(const Kit& kit, const ProgramSources& sources,
+BuiltProgram build_program(const Kit& kit, const ProgramSources& sources, const CompileOptions& options = {},
                            const std::function<void()>& before_building = {});
 
 }  // namespace mgpu::cli

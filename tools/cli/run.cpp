@@ -98,8 +98,8 @@ void suggest_next(const LessonRun& lesson, const std::string& machine, const std
 }
 
 int run(const Kit& kit, const ParsedArgs& args) {
-    if (args.positionals.empty()) throw UsageError("say what to run: a .cu file, a folder, or a lesson number");
-    const LessonRun lesson = lesson_run(kit, args.positionals.front());
+    if (args.positionals.empty()) throw UsageError("say what to run: .cu files, a folder, or a lesson number");
+    const LessonRun lesson = args.positionals.size() == 1 ? lesson_run(kit, args.positionals.front()) : LessonRun{};
     SpawnOptions options;
     std::string machine = "h200", schedule_name = "eager";
     if (auto topology = args.value("--topology")) {
@@ -129,8 +129,20 @@ int run(const Kit& kit, const ParsedArgs& args) {
         options.environment.emplace_back("MGPU_TRACE_FILE", trace_file.string());
     }
 
-    ProgramSources sources = program_sources(kit, args.positionals.front());
-    BuiltProgram program = build_program(kit, sources, [&] {
+    ProgramSources sources = program_sources(kit, args.positionals);
+    CompileOptions compile_options;
+    for (const auto& folder : args.all("-I")) {
+        std::error_code error;
+        if (!fs::is_directory(folder, error)) throw UsageError("-I " + folder + ": there is no such folder");
+        compile_options.include_dirs.push_back(fs::absolute(folder).lexically_normal());
+    }
+    for (const auto& define : args.all("-D")) {
+        static const std::regex macro("[A-Za-z_][A-Za-z0-9_]*(=.*)?");
+        if (!std::regex_match(define, macro))
+            throw UsageError("-D " + define + ": give a macro as NAME or NAME=VALUE");
+        compile_options.defines.push_back(define);
+    }
+    BuiltProgram program = build_program(kit, sources, compile_options, [&] {
         if (::isatty(STDERR_FILENO)) std::cerr << "mgpu run: building " << sources.label << " ...\n";
     });
     if (!program.ok) {
@@ -180,29 +192,35 @@ const Command run_command = {
     "Working on an exercise",
     {
         .name = "run",
-        .usage = "run FILE.cu|FOLDER|LESSON [--topology NAME|FILE] [--schedule eager|lazy|shuffle:SEED] "
-                 "[--trace FILE.json] [-- ARGS]",
+        .usage = "run FILE.cu...|FOLDER|LESSON [-I DIR]... [-D NAME[=VALUE]]... [--topology NAME|FILE] "
+                 "[--schedule eager|lazy|shuffle:SEED] [--trace FILE.json] [-- ARGS]",
         .summary = "Builds a CUDA program for the simulated multi-GPU machine and runs it.",
         .description =
             "A lesson number (3) builds every .cu file of its exercise folder (exercises/03-*/) and runs it on\n"
-            "the machine that lesson's driver shows most on; a folder builds the .cu files in it; a file\n"
-            "builds that file alone. After the program's own output, run lists what the simulator saw:\n"
+            "the machine that lesson's driver shows most on; a folder builds the .cu and .cpp files in it;\n"
+            "files named one by one are built into one program, as a CMake target lists its sources\n"
+            "(.cu files as nvcc builds them, .cpp files as the host compiler does; -I and -D as for both;\n"
+            "OpenMP is always on). After the program's own output, run lists what the simulator saw:\n"
             "data races between streams, device work still running when the program ended, and streams,\n"
             "events and memory never released, each at the line that caused it. The program's exit code is\n"
             "passed through, except that a program ending with 0 despite such problems gives 1. Builds are\n"
             "cached in build/run-cache, so an unchanged program starts at once.",
         .options =
             {
+                {"-I", "DIR", "search DIR for included headers (cuda-samples' Common/, say); repeatable", true},
+                {"-D", "NAME[=VALUE]", "define a macro for every file, as nvcc -D does; repeatable", true},
                 {"--topology", "NAME|FILE", "the simulated machine: a preset (tools/mgpu topo --list) or a JSON file"},
                 {"--schedule", "MODE", "eager (default), lazy, or shuffle:SEED to run independent streams in a "
                                        "seeded random order"},
                 {"--trace", "FILE.json", "write the timeline of API calls and device work (Chrome trace format)"},
             },
-        .max_positionals = 1,
+        .max_positionals = -1,
         .takes_passthrough = true,
         .examples = "  tools/mgpu run 3\n"
                     "  tools/mgpu run samples/simple-p2p/simple_p2p.cu --topology islands-2x2\n"
-                    "  tools/mgpu run 3 --schedule shuffle:7 --trace timeline.json -- --size 1024\n",
+                    "  tools/mgpu run 3 --schedule shuffle:7 --trace timeline.json -- --size 1024\n"
+                    "  tools/mgpu run simpleMultiGPU.cu -I ../../../Common --topology pcie-4\n"
+                    "  tools/mgpu run main.cu kernels.cu util.cpp -I include -D USE_PINNED=1\n",
     },
     run,
 };

@@ -43,6 +43,20 @@ TEST_CASE("switches, help and the last of repeated options") {
     CHECK(parsed.value("--topology") == "b");
 }
 
+TEST_CASE("compiler-style options repeat and take their value joined or after them") {
+    CommandSpec spec = run_like();
+    spec.options.push_back({"-I", "DIR", "an include folder", true});
+    spec.options.push_back({"-D", "NAME[=VALUE]", "a macro", true});
+    auto parsed = parse_args(spec, {"-Icommon", "a.cu", "-I", "../inc", "-DN=4", "-D", "FAST", "--topology=x"});
+    CHECK(parsed.all("-I") == std::vector<std::string>{"common", "../inc"});
+    CHECK(parsed.all("-D") == std::vector<std::string>{"N=4", "FAST"});
+    CHECK(parsed.value("--topology") == "x");
+    CHECK(parsed.positionals == std::vector<std::string>{"a.cu"});
+    CHECK(parsed.all("--topology").empty());
+    CHECK_THROWS_AS(parse_args(spec, {"-I"}), UsageError);
+    CHECK_THROWS_AS(parse_args(run_like(), {"-Icommon"}), UsageError);
+}
+
 TEST_CASE("mistakes are usage errors") {
     CHECK_THROWS_AS(parse_args(run_like(), {"--topolgy", "x"}), UsageError);
     CHECK_THROWS_AS(parse_args(run_like(), {"--topology"}), UsageError);

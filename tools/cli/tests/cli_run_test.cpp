@@ -83,6 +83,80 @@ TEST_CASE("a folder builds all its .cu files into one program") {
     CHECK(result.code == 5);
 }
 
+TEST_CASE("files named one by one build into one program, with -I folders, -D macros and plain C++ files") {
+    // The layout of NVIDIA's samples: the program's folder, a shared include folder elsewhere, a
+    // kernel launched from a header found only through -I, a host-only .cpp file that includes
+    // cuda_runtime.h itself, and a macro given on the command line.
+    ScratchFolder folder;
+    fs::create_directories(folder.path / "common");
+    fs::create_directories(folder.path / "program");
+    folder.write("common/helper.cuh", R"(#pragma once
+__global__ void add_scale(int* values)
+{
+    values[threadIdx.x] += SCALE;
+}
+inline void add_scale_on_device(int* values, int n) { add_scale<<<1, n>>>(values, ); }
+)");
+    // The launch above lacks an argument on purpose: it is fixed below so that the first build
+    // fails inside the -I header, at its own line.
+    fs::path main_file = folder.write("program/main.cu", R"(#include <cstdio>
+#include <helper.cuh>
+int sum_on_host(const int* values, int n);
+int main()
+{
+    int* values = nullptr;
+    cudaMalloc(&values, 4 * sizeof(int));
+    cudaMemset(values, 0, 4 * sizeof(int));
+    add_scale_on_device(values, 4);
+    int host[4];
+    cudaMemcpy(host, values, sizeof host, cudaMemcpyDeviceToHost);
+    cudaFree(values);
+    std::printf("sum=%d\n", sum_on_host(host, 4));
+    return 0;
+}
+)");
+    fs::path host_file = folder.write("program/sum.cpp", R"(#include <cuda_runtime.h>
+int sum_on_host(const int* values, int n)
+{
+    int device = -1;
+    cudaGetDevice(&device);
+    int sum = device;
+    for (int i = 0; i < n; ++i) sum += values[i];
+    return sum;
+}
+)");
+    const std::string command = "run " + main_file.string() + " " + host_file.string() + " -I " +
+                                (folder.path / "common").string() + " -DSCALE=7";
+    CliResult broken = run_cli(command);
+    INFO(broken.output);
+    CHECK(broken.code == 1);
+    CHECK(broken.output.find("helper.cuh:6") != std::string::npos);
+
+    folder.write("common/helper.cuh", R"(#pragma once
+__global__ void add_scale(int* values)
+{
+    values[threadIdx.x] += SCALE;
+}
+inline void add_scale_on_device(int* values, int n) { add_scale<<<1, n>>>(values); }
+)");
+    CliResult built = run_cli(command);
+    INFO(built.output);
+    CHECK(built.code == 0);
+    CHECK(built.output.find("sum=28") != std::string::npos);
+
+    CliResult other_macro = run_cli("run " + main_file.string() + " " + host_file.string() + " -I" +
+                                    (folder.path / "common").string() + " -D SCALE=1");
+    INFO(other_macro.output);
+    CHECK(other_macro.output.find("sum=4") != std::string::npos);
+
+    CliResult twice = run_cli("run " + main_file.string() + " " + main_file.string());
+    CHECK(twice.code == 2);
+    CHECK(twice.output.find("named twice") != std::string::npos);
+    CliResult missing_folder = run_cli("run " + main_file.string() + " -I " + (folder.path / "nowhere").string());
+    CHECK(missing_folder.code == 2);
+    CHECK(missing_folder.output.find("no such folder") != std::string::npos);
+}
+
 TEST_CASE("a compile error names the student's file and line, with a hint, and exits 1") {
     ScratchFolder folder;
     fs::path source = folder.write("broken.cu", "int main()\n{\n    return undeclared_name;\n}\n");
