@@ -328,8 +328,14 @@ void CUPTIAPI on_buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, 
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         case CUPTI_ACTIVITY_KIND_KERNEL: {
             auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(record);
-            op.kind = OpKind::Kernel;
             op.name = k->name ? k->name : "kernel";
+            // NCCL does its collectives and send/recv in kernels of its own (ncclDevKernel_AllReduce_...,
+            // and kernels for one-rank reductions): the trace shows them as the collectives they are,
+            // as the simulator does.
+            // CUPTI gives the name mangled or not, depending on the kernel.
+            const bool nccl_kernel = op.name.find("ncclDevKernel") != std::string::npos ||
+                                     op.name.find("ncclKernel") != std::string::npos || op.name.starts_with("nccl");
+            op.kind = nccl_kernel ? OpKind::Collective : OpKind::Kernel;
             op.device = int(k->deviceId);
             op.engine = "compute";
             op.start_us = to_us(k->start);
