@@ -4,7 +4,9 @@
 // in the simulator, so scenarios that ask for them are skipped too.
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "cupti_tracer.h"
@@ -42,8 +44,20 @@ bool real_can_peer(int a, int b) {
     return can != 0;
 }
 
+// The CUDA runtime reads CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER once, when the process starts.
+std::optional<std::string> environment(const char* name) {
+    const char* value = std::getenv(name);
+    return value ? std::optional<std::string>(value) : std::nullopt;
+}
+const std::optional<std::string> visible_devices_at_start = environment("CUDA_VISIBLE_DEVICES");
+const std::optional<std::string> device_order_at_start = environment("CUDA_DEVICE_ORDER");
+
 // The scenario's machine must match the real one in every answer the scenario can observe.
 void require_hostable(const MachineSpec& wanted, const Options& options) {
+    if (options.apply_cuda_visible_devices && (environment("CUDA_VISIBLE_DEVICES") != visible_devices_at_start ||
+                                               environment("CUDA_DEVICE_ORDER") != device_order_at_start))
+        throw ScenarioUnavailable("the scenario sets CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER inside the process; "
+                                  "the CUDA runtime reads them only once, when the process starts");
     if (options.schedule.kind != ScheduleKind::Eager)
         throw ScenarioUnavailable("the " + to_string(options.schedule) +
                                   " schedule reorders device work in the simulator only");
@@ -83,6 +97,12 @@ DeviceSpec describe_real_device(int device) {
     spec.pci_domain = prop.pciDomainID;
     spec.pci_bus = prop.pciBusID;
     spec.pci_device = prop.pciDeviceID;
+    // As nvidia-smi -L prints it, the spelling the simulator's machines use too.
+    char uuid[48];
+    const auto* b = reinterpret_cast<const unsigned char*>(prop.uuid.bytes);
+    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                  b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    spec.uuid = uuid;
     cudaDeviceGetAttribute(&spec.clock_khz, cudaDevAttrClockRate, device);
     std::size_t free_bytes = 0, total = 0;
     cudaSetDevice(device);
@@ -111,7 +131,10 @@ void reset_machine(const Options& options) {
     s.machine = MachineSpec{};
     s.machine.name = "real";
     s.machine.description = "the GPUs of this machine";
-    for (int d = 0; d < count; ++d) s.machine.devices.push_back(describe_real_device(d));
+    for (int d = 0; d < count; ++d) {
+        s.machine.devices.push_back(describe_real_device(d));
+        s.machine.physical_index.push_back(d);
+    }
     s.machine.links.assign(count, std::vector<LinkSpec>(count));
     for (int a = 0; a < count; ++a)
         for (int b = 0; b < count; ++b)
