@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Grades one lesson's reference solution, skeleton and every generated mutant with the real-GPU
 # backend on this machine, and prints one table row per submission (for bench/results/).
+# MGPU_GRADE_BACKEND=sim MGPU_GRADE_TOPOLOGY=h200 grades the same on the simulated one-GPU machine,
+# for the comparison.
 # Usage: bench/h200/grade-lesson.sh LESSON_NUMBER OUT_DIR [SEED]
 set -u
 lesson=$1 out=$2 seed=${3:-4242}
@@ -11,7 +13,8 @@ folder=$(basename "$(ls -d "$root"/solutions/0"$lesson"-*)")
 mutants="$build/checker/lessons/$folder/mutants"
 grade() {   # name, folder holding the lesson folder
     local name=$1 submission=$2
-    "$root/tools/mgpu" grade "$submission" --lesson "$lesson" --backend cuda --seed "$seed" \
+    "$root/tools/mgpu" grade "$submission" --lesson "$lesson" --backend "${MGPU_GRADE_BACKEND:-cuda}" --seed "$seed" \
+        ${MGPU_GRADE_TOPOLOGY:+--topology "$MGPU_GRADE_TOPOLOGY"} \
         --json "$out/$name.json" > "$out/$name.txt" 2>&1
     local code=$?
     python3 - "$out/$name.json" "$name" "$code" <<'PY'

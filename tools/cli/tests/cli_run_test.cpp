@@ -157,6 +157,40 @@ inline void add_scale_on_device(int* values, int n) { add_scale<<<1, n>>>(values
     CHECK(missing_folder.output.find("no such folder") != std::string::npos);
 }
 
+TEST_CASE("a kernel that waits at __syncthreads runs, and the program ends normally") {
+    // A block-wise sum in shared memory: threads wait at barriers, so the block runs on fibers, which
+    // are taken down when the program exits.
+    ScratchFolder folder;
+    fs::path source = folder.write("block_sum.cu", R"(#include <cstdio>
+__global__ void block_sum(int* out)
+{
+    __shared__ int cache[64];
+    cache[threadIdx.x] = static_cast<int>(threadIdx.x);
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+        if (static_cast<int>(threadIdx.x) < half) cache[threadIdx.x] += cache[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = cache[0];
+}
+int main()
+{
+    int* out = nullptr;
+    cudaMalloc(&out, 2 * sizeof(int));
+    block_sum<<<2, 64>>>(out);
+    int host[2] = {0, 0};
+    cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost);
+    cudaFree(out);
+    std::printf("sums=%d,%d\n", host[0], host[1]);
+    return 0;
+}
+)");
+    CliResult result = run_cli("run " + source.string());
+    INFO(result.output);
+    CHECK(result.code == 0);
+    CHECK(result.output.find("sums=2016,2016") != std::string::npos);
+}
+
 TEST_CASE("a compile error names the student's file and line, with a hint, and exits 1") {
     ScratchFolder folder;
     fs::path source = folder.write("broken.cu", "int main()\n{\n    return undeclared_name;\n}\n");

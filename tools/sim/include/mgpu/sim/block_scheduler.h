@@ -21,6 +21,15 @@
 // stack, never across a fiber boundary.
 #pragma once
 
+// Boost.Context's inline code is compiled into the simulator's libraries and into every program
+// built against them (this header reaches student files through device_sync.h); the linker keeps
+// one copy of each inline function. Its assertions must therefore be the same everywhere, or the
+// copy that throws a fiber's unwinding exception and the copy that checks it was caught disagree,
+// and a program that used __syncthreads aborts at exit. The kit's build defines this for its own
+// files too (meson.build); a program compiled with or without NDEBUG gets the same code.
+#ifndef BOOST_DISABLE_ASSERTS
+#define BOOST_DISABLE_ASSERTS
+#endif
 #include <boost/context/fiber.hpp>
 #include <cstdint>
 #include <cstring>
