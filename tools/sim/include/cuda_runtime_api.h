@@ -86,6 +86,19 @@ cudaError_t cudaEventDestroy(cudaEvent_t event, MGPU_SITE);
 // Kernels
 cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value, MGPU_SITE);
 
+// __device__ and __constant__ variables. `symbol` is the variable's address as host code sees it;
+// the copies are those of the current device.
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset = 0,
+                               enum cudaMemcpyKind kind = cudaMemcpyHostToDevice, MGPU_SITE);
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
+                                    enum cudaMemcpyKind kind, cudaStream_t stream = 0, MGPU_SITE);
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset = 0,
+                                 enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost, MGPU_SITE);
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind, cudaStream_t stream = 0, MGPU_SITE);
+cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol, MGPU_SITE);
+cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol, MGPU_SITE);
+
 // The same calls when stream 0 means the calling thread's own default stream
 // (nvcc --default-stream per-thread defines CUDA_API_PER_THREAD_DEFAULT_STREAM).
 cudaError_t mgpu_ptds_cudaMemset(void* devPtr, int value, size_t count, MGPU_SITE);

@@ -38,6 +38,7 @@
 #include "mgpu/sim/block_execution.h"
 #include "mgpu/sim/device_atomics.h"
 #include "mgpu/sim/device_intrinsics.h"
+#include "mgpu/sim/device_symbol.h"
 #include "mgpu/sim/device_sync.h"
 #include "mgpu/sim/kernel_launch.h"
 #include "mgpu/sim/types.h"

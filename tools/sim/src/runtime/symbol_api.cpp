@@ -1,0 +1,195 @@
+// __device__ and __constant__ variables: each device's copy, loaded from the variable's initial
+// value the first time the device needs it (a grid on it, or host code naming the variable
+// while it is current), as a GPU loads a module's globals with the context; and the runtime
+// calls that reach the copies (cudaMemcpyToSymbol, cudaGetSymbolAddress, ...).
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "api_call.h"
+#include "copy_call.h"
+#include "cuda_runtime_api.h"
+#include "memory/memory.h"
+#include "mgpu/sim/device_symbol.h"
+#include "symbols.h"
+
+using mgpu::sim::DeviceSymbolBase;
+using mgpu::sim::Site;
+using namespace mgpu::sim::rt;
+namespace mem = mgpu::sim::mem;
+
+namespace {
+
+// Every variable of the program, registered by its constructor before main.
+std::vector<DeviceSymbolBase*>& registry() {
+    static std::vector<DeviceSymbolBase*> symbols;
+    return symbols;
+}
+
+}  // namespace
+
+namespace mgpu::sim {
+
+thread_local constinit int symbol_grid_device = -1;
+
+DeviceSymbolBase::DeviceSymbolBase(const char* name, const void* initial, std::size_t size, bool constant,
+                                   Site declared)
+    : name_(name), initial_(initial), size_(size), constant_(constant), declared_(declared) {
+    registry().push_back(this);
+}
+
+DeviceSymbolBase::~DeviceSymbolBase() { std::erase(registry(), this); }
+
+void* DeviceSymbolBase::host_address() const {
+    std::lock_guard lock(runtime().mutex);
+    ensure_up();
+    const int device = current_device();
+    // Without a usable device the calls that take the variable fail before they touch it.
+    if (machine_status() != cudaSuccess || !valid_device(device) || device >= kMaxSymbolDevices)
+        return const_cast<void*>(initial_);
+    load_symbols(device);
+    return copies[device] != nullptr ? copies[device] : const_cast<void*>(initial_);
+}
+
+}  // namespace mgpu::sim
+
+namespace mgpu::sim::rt {
+
+void load_symbols(int device) {
+    if (device < 0 || device >= kMaxSymbolDevices) return;
+    for (DeviceSymbolBase* symbol : registry()) {
+        if (symbol->copies[device] != nullptr) continue;
+        void* copy = mem::symbol_alloc(device, symbol->size(), symbol->name(), symbol->declared());
+        if (copy == nullptr) continue;   // a device full to the last byte: the variable stays unloaded
+        mem::Violation violation;
+        mem::run_guarded(mem::kAllDevices, [&] { std::memcpy(copy, symbol->initial(), symbol->size()); }, &violation);
+        symbol->copies[device] = copy;
+    }
+}
+
+void unload_symbols(int device) {
+    if (device < 0 || device >= kMaxSymbolDevices) return;
+    for (DeviceSymbolBase* symbol : registry()) {
+        if (symbol->copies[device] != nullptr) mem::symbol_free(symbol->copies[device]);
+        symbol->copies[device] = nullptr;
+    }
+}
+
+void forget_symbols() {
+    for (DeviceSymbolBase* symbol : registry()) std::fill(std::begin(symbol->copies), std::end(symbol->copies), nullptr);
+}
+
+SymbolGrid::SymbolGrid(int device) : previous_(symbol_grid_device) {
+    load_symbols(device);
+    symbol_grid_device = device;
+}
+
+SymbolGrid::~SymbolGrid() { symbol_grid_device = previous_; }
+
+}  // namespace mgpu::sim::rt
+
+namespace {
+
+// The variable whose copy (on any device) contains `address`: host code names a variable by the
+// copy of the device that was current when it took the address.
+const DeviceSymbolBase* find_symbol(const void* address) {
+    const auto* byte = static_cast<const char*>(address);
+    for (const DeviceSymbolBase* symbol : registry()) {
+        for (const void* copy : symbol->copies) {
+            const auto* base = static_cast<const char*>(copy);
+            if (copy != nullptr && byte >= base && byte < base + std::max<std::size_t>(symbol->size(), 1))
+                return symbol;
+        }
+    }
+    return nullptr;
+}
+
+// The current device's copy of the variable `symbol` names, after the checks every call makes.
+cudaError_t resolve(const void* symbol, char** copy, const DeviceSymbolBase** found) {
+    const int device = current_device();
+    if (cudaError_t status = context_status(device); status != cudaSuccess) return status;
+    *found = symbol == nullptr ? nullptr : find_symbol(symbol);
+    if (*found == nullptr) return cudaErrorInvalidSymbol;
+    ensure_context(device);
+    load_symbols(device);
+    *copy = static_cast<char*>((*found)->copies[device]);
+    return *copy == nullptr ? cudaErrorMemoryAllocation : cudaSuccess;
+}
+
+cudaError_t to_symbol_call(const char* name, const void* symbol, const void* src, size_t count, size_t offset,
+                           cudaMemcpyKind kind, cudaStream_t stream, bool async, Site site) {
+    ApiCall call(name, site, HostCost::Copy);
+    call.arg("symbol", symbol).arg("src", src).arg("count", static_cast<long long>(count));
+    call.arg("offset", static_cast<long long>(offset)).arg_named("kind", kind, memcpy_kind_name(kind));
+    if (async) call.arg_stream("stream", stream, false);
+    else call.on_stream(nullptr, false);
+    char* copy = nullptr;
+    const DeviceSymbolBase* found = nullptr;
+    if (cudaError_t status = resolve(symbol, &copy, &found); status != cudaSuccess) return call.done(status);
+    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+        return call.done(cudaErrorInvalidMemcpyDirection);
+    if (offset > found->size() || count > found->size() - offset) return call.done(cudaErrorInvalidValue);
+    return finish_memcpy_call(call, name, copy + offset, src, count, kind, stream, async, false);
+}
+
+cudaError_t from_symbol_call(const char* name, void* dst, const void* symbol, size_t count, size_t offset,
+                             cudaMemcpyKind kind, cudaStream_t stream, bool async, Site site) {
+    ApiCall call(name, site, HostCost::Copy);
+    call.arg("dst", dst).arg("symbol", symbol).arg("count", static_cast<long long>(count));
+    call.arg("offset", static_cast<long long>(offset)).arg_named("kind", kind, memcpy_kind_name(kind));
+    if (async) call.arg_stream("stream", stream, false);
+    else call.on_stream(nullptr, false);
+    char* copy = nullptr;
+    const DeviceSymbolBase* found = nullptr;
+    if (cudaError_t status = resolve(symbol, &copy, &found); status != cudaSuccess) return call.done(status);
+    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+        return call.done(cudaErrorInvalidMemcpyDirection);
+    if (offset > found->size() || count > found->size() - offset) return call.done(cudaErrorInvalidValue);
+    return finish_memcpy_call(call, name, dst, copy + offset, count, kind, stream, async, false);
+}
+
+}  // namespace
+
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind,
+                               Site site) {
+    return to_symbol_call("cudaMemcpyToSymbol", symbol, src, count, offset, kind, nullptr, false, site);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
+                                    cudaMemcpyKind kind, cudaStream_t stream, Site site) {
+    return to_symbol_call("cudaMemcpyToSymbolAsync", symbol, src, count, offset, kind, stream, true, site);
+}
+
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind,
+                                 Site site) {
+    return from_symbol_call("cudaMemcpyFromSymbol", dst, symbol, count, offset, kind, nullptr, false, site);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
+                                      cudaMemcpyKind kind, cudaStream_t stream, Site site) {
+    return from_symbol_call("cudaMemcpyFromSymbolAsync", dst, symbol, count, offset, kind, stream, true, site);
+}
+
+cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol, Site site) {
+    ApiCall call("cudaGetSymbolAddress", site);
+    call.arg("devPtr", devPtr).arg("symbol", symbol);
+    char* copy = nullptr;
+    const DeviceSymbolBase* found = nullptr;
+    if (cudaError_t status = resolve(symbol, &copy, &found); status != cudaSuccess) return call.done(status);
+    if (devPtr == nullptr) return call.done(cudaErrorInvalidValue);
+    *devPtr = copy;
+    call.set_output("cudaGetSymbolAddress(" + std::string(found->name()) + ") -> " + hex_pointer(copy));
+    return call.done(cudaSuccess);
+}
+
+cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol, Site site) {
+    ApiCall call("cudaGetSymbolSize", site);
+    call.arg("size", size).arg("symbol", symbol);
+    char* copy = nullptr;
+    const DeviceSymbolBase* found = nullptr;
+    if (cudaError_t status = resolve(symbol, &copy, &found); status != cudaSuccess) return call.done(status);
+    if (size == nullptr) return call.done(cudaErrorInvalidValue);
+    *size = found->size();
+    return call.done(cudaSuccess);
+}
