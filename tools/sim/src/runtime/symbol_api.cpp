@@ -1,7 +1,7 @@
-// __device__ and __constant__ variables: each device's copy, loaded from the variable's initial
-// value the first time the device needs it (a grid on it, or host code naming the variable
-// while it is current), as a GPU loads a module's globals with the context; and the runtime
-// calls that reach the copies (cudaMemcpyToSymbol, cudaGetSymbolAddress, ...).
+// __device__ and __constant__ variables: each device's copy, made from the variable's initial
+// value the first time the device needs it (a kernel on it, or host code naming the variable while
+// it is current), as a GPU loads a module's globals with its context; and the runtime calls that
+// reach the copies (cudaMemcpyToSymbol, cudaGetSymbolAddress, ...).
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -21,10 +21,32 @@ namespace mem = mgpu::sim::mem;
 
 namespace {
 
-// Every variable of the program, registered by its constructor before main.
-std::vector<DeviceSymbolBase*>& registry() {
-    static std::vector<DeviceSymbolBase*> symbols;
+// The variables the program has used so far, each listed at its first use (their constructors run
+// no code: see device_symbol.h).
+std::vector<const DeviceSymbolBase*>& registry() {
+    static std::vector<const DeviceSymbolBase*> symbols;
     return symbols;
+}
+
+void list(const DeviceSymbolBase& symbol) {
+    if (symbol.listed) return;
+    symbol.listed = true;
+    registry().push_back(&symbol);
+}
+
+// Gives the device its copy of the variable, holding the declared value. `guarded`: the device's
+// memory is closed to this thread, as outside a kernel.
+void load(const DeviceSymbolBase& symbol, int device, bool guarded) {
+    if (symbol.copies[device] != nullptr) return;
+    void* copy = mem::symbol_alloc(device, symbol.size(), symbol.name(), symbol.declared());
+    if (copy == nullptr) return;   // a device full to the last byte: the variable stays unloaded
+    if (guarded) {
+        mem::Violation violation;
+        mem::run_guarded(mem::kAllDevices, [&] { std::memcpy(copy, symbol.initial(), symbol.size()); }, &violation);
+    } else {
+        std::memcpy(copy, symbol.initial(), symbol.size());
+    }
+    symbol.copies[device] = copy;
 }
 
 }  // namespace
@@ -33,22 +55,23 @@ namespace mgpu::sim {
 
 thread_local constinit int symbol_grid_device = -1;
 
-DeviceSymbolBase::DeviceSymbolBase(const char* name, const void* initial, std::size_t size, bool constant,
-                                   Site declared)
-    : name_(name), initial_(initial), size_(size), constant_(constant), declared_(declared) {
-    registry().push_back(this);
-}
-
-DeviceSymbolBase::~DeviceSymbolBase() { std::erase(registry(), this); }
-
 void* DeviceSymbolBase::host_address() const {
     std::lock_guard lock(runtime().mutex);
     ensure_up();
+    list(*this);
     const int device = current_device();
     // Without a usable device the calls that take the variable fail before they touch it.
     if (machine_status() != cudaSuccess || !valid_device(device) || device >= kMaxSymbolDevices)
         return const_cast<void*>(initial_);
-    load_symbols(device);
+    load(*this, device, true);
+    return copies[device] != nullptr ? copies[device] : const_cast<void*>(initial_);
+}
+
+// A kernel's first use of the variable on its device: the device's memory is open to the kernel.
+void* DeviceSymbolBase::device_address(int device) const {
+    std::lock_guard lock(runtime().mutex);
+    list(*this);
+    load(*this, device, false);
     return copies[device] != nullptr ? copies[device] : const_cast<void*>(initial_);
 }
 
@@ -56,34 +79,19 @@ void* DeviceSymbolBase::host_address() const {
 
 namespace mgpu::sim::rt {
 
-void load_symbols(int device) {
-    if (device < 0 || device >= kMaxSymbolDevices) return;
-    for (DeviceSymbolBase* symbol : registry()) {
-        if (symbol->copies[device] != nullptr) continue;
-        void* copy = mem::symbol_alloc(device, symbol->size(), symbol->name(), symbol->declared());
-        if (copy == nullptr) continue;   // a device full to the last byte: the variable stays unloaded
-        mem::Violation violation;
-        mem::run_guarded(mem::kAllDevices, [&] { std::memcpy(copy, symbol->initial(), symbol->size()); }, &violation);
-        symbol->copies[device] = copy;
-    }
-}
-
 void unload_symbols(int device) {
     if (device < 0 || device >= kMaxSymbolDevices) return;
-    for (DeviceSymbolBase* symbol : registry()) {
+    for (const DeviceSymbolBase* symbol : registry()) {
         if (symbol->copies[device] != nullptr) mem::symbol_free(symbol->copies[device]);
         symbol->copies[device] = nullptr;
     }
 }
 
 void forget_symbols() {
-    for (DeviceSymbolBase* symbol : registry()) std::fill(std::begin(symbol->copies), std::end(symbol->copies), nullptr);
+    for (const DeviceSymbolBase* symbol : registry()) std::fill(std::begin(symbol->copies), std::end(symbol->copies), nullptr);
 }
 
-SymbolGrid::SymbolGrid(int device) : previous_(symbol_grid_device) {
-    load_symbols(device);
-    symbol_grid_device = device;
-}
+SymbolGrid::SymbolGrid(int device) : previous_(symbol_grid_device) { symbol_grid_device = device; }
 
 SymbolGrid::~SymbolGrid() { symbol_grid_device = previous_; }
 
@@ -112,7 +120,7 @@ cudaError_t resolve(const void* symbol, char** copy, const DeviceSymbolBase** fo
     *found = symbol == nullptr ? nullptr : find_symbol(symbol);
     if (*found == nullptr) return cudaErrorInvalidSymbol;
     ensure_context(device);
-    load_symbols(device);
+    load(**found, device, true);
     *copy = static_cast<char*>((*found)->copies[device]);
     return *copy == nullptr ? cudaErrorMemoryAllocation : cudaSuccess;
 }

@@ -4,17 +4,14 @@
 
 namespace mgpu::sim::rt {
 
-// Gives the device a copy of every variable that has none there yet, holding its initial value.
-void load_symbols(int device);
-
 // Frees the device's copies (its context is torn down); the next use loads them afresh.
 void unload_symbols(int device);
 
 // Forgets every copy on every device, after the memory that held them was dropped (a new machine).
 void forget_symbols();
 
-// While it lives, variables named by kernel code on this host thread are those of `device`, loaded
-// first if need be: the runtime holds one around each grid it runs.
+// While it lives, variables named by kernel code on this host thread are those of `device`: the
+// runtime holds one around each grid it runs.
 class SymbolGrid {
 public:
     explicit SymbolGrid(int device);

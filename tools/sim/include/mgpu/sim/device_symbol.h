@@ -32,12 +32,15 @@ extern thread_local constinit int symbol_grid_device;
 // As many devices as the memory guard can tell apart (a 64-bit mask).
 inline constexpr int kMaxSymbolDevices = 64;
 
+// Constant-initialised, with nothing to destroy, so that a program's variables run no code before
+// main (the checker refuses student files that do): each variable joins the runtime's list the
+// first time it is used, and a device gets its copy then.
 class DeviceSymbolBase {
 public:
-    DeviceSymbolBase(const char* name, const void* initial, std::size_t size, bool constant, Site declared);
+    constexpr DeviceSymbolBase(const char* name, const void* initial, std::size_t size, bool constant, Site declared)
+        : name_(name), initial_(initial), size_(size), constant_(constant), declared_(declared) {}
     DeviceSymbolBase(const DeviceSymbolBase&) = delete;
     DeviceSymbolBase& operator=(const DeviceSymbolBase&) = delete;
-    ~DeviceSymbolBase();
 
     const char* name() const { return name_; }
     const void* initial() const { return initial_; }
@@ -45,21 +48,26 @@ public:
     bool constant() const { return constant_; }
     Site declared() const { return declared_; }
 
-    // Set by the runtime when it loads the variable onto a device, cleared when that device's
-    // memory goes away (cudaDeviceReset, a new machine).
-    void* copies[kMaxSymbolDevices] = {};
+    // Kept by the runtime: each device's copy (null until the device first needs it, and again
+    // when that device's memory goes away), and whether the runtime lists the variable.
+    mutable void* copies[kMaxSymbolDevices] = {};
+    mutable bool listed = false;
 
 protected:
     // The copy a grid on this host thread uses, or in host code the current device's copy.
     [[gnu::always_inline]] void* address() const {
         const int device = symbol_grid_device;
-        if (device >= 0) [[likely]]
-            return copies[device];
+        if (device >= 0) [[likely]] {
+            if (void* copy = copies[device]) [[likely]]
+                return copy;
+            return device_address(device);
+        }
         return host_address();
     }
 
 private:
     void* host_address() const;
+    void* device_address(int device) const;
 
     const char* name_;
     const void* initial_;
@@ -73,7 +81,7 @@ private:
 template <class T, bool Constant>
 class DeviceSymbol : public DeviceSymbolBase {
 public:
-    DeviceSymbol(const char* name, const T* initial, Site declared)
+    constexpr DeviceSymbol(const char* name, const T* initial, Site declared)
         : DeviceSymbolBase(name, initial, sizeof(T), Constant, declared) {}
 
     [[gnu::always_inline]] T& get() const { return *static_cast<T*>(address()); }
