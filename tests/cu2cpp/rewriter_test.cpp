@@ -221,4 +221,5 @@ TEST_CASE("uses of a device variable reach the copy of the running device; other
     CHECK(rewrite("__device__ int f(int x) { return x; }") == "__device__ int f(int x) { return x; }");
     CHECK(rewrite("constexpr __device__ int k = 3;") == "constexpr __device__ int k = 3;");
     CHECK(rewrite("__host__ __device__ float g();") == "__host__ __device__ float g();");
+    CHECK(rewrite("auto f = [] __device__ (int x) { return x; };") == "auto f = [] __device__ (int x) { return x; };");
 }

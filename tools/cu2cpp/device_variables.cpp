@@ -124,6 +124,8 @@ std::optional<DeviceVariableDeclaration> read_device_variable(const std::vector<
                 last_identifier = npos;
             }
             if (c == ';') {
+                // The qualifier must stand among the specifiers (not in an initializer's lambda).
+                if (declaration.names.empty() || at > declaration.names.front()) return std::nullopt;
                 declaration.last = i;
                 if (!declaration.is_extern) declaration.defines = true;
                 return declaration;

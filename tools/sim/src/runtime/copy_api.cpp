@@ -58,8 +58,8 @@ void wait_for(ApiCall& call, const Enqueued& op) {
 
 namespace mgpu::sim::rt {
 
-cudaError_t finish_memcpy_call(ApiCall& call, const char* name, void* dst, const void* src, size_t count, cudaMemcpyKind kind,
-                               cudaStream_t stream, bool async, bool per_thread_default) {
+cudaError_t finish_memcpy_call(ApiCall& call, const char* name, void* dst, const void* src, size_t count,
+                               cudaMemcpyKind kind, cudaStream_t stream, bool async, bool per_thread_default) {
     const int device = current_device();
     if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
     if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return call.done(cudaErrorInvalidMemcpyDirection);

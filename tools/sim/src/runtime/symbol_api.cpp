@@ -126,57 +126,77 @@ cudaError_t resolve(const void* symbol, char** copy, const DeviceSymbolBase** fo
 }
 
 cudaError_t to_symbol_call(const char* name, const void* symbol, const void* src, size_t count, size_t offset,
-                           cudaMemcpyKind kind, cudaStream_t stream, bool async, Site site) {
+                           cudaMemcpyKind kind, cudaStream_t stream, bool async, bool per_thread_default, Site site) {
     ApiCall call(name, site, HostCost::Copy);
     call.arg("symbol", symbol).arg("src", src).arg("count", static_cast<long long>(count));
     call.arg("offset", static_cast<long long>(offset)).arg_named("kind", kind, memcpy_kind_name(kind));
-    if (async) call.arg_stream("stream", stream, false);
-    else call.on_stream(nullptr, false);
+    if (async) call.arg_stream("stream", stream, per_thread_default);
+    else call.on_stream(nullptr, per_thread_default);
     char* copy = nullptr;
     const DeviceSymbolBase* found = nullptr;
     if (cudaError_t status = resolve(symbol, &copy, &found); status != cudaSuccess) return call.done(status);
     if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
         return call.done(cudaErrorInvalidMemcpyDirection);
     if (offset > found->size() || count > found->size() - offset) return call.done(cudaErrorInvalidValue);
-    return finish_memcpy_call(call, name, copy + offset, src, count, kind, stream, async, false);
+    return finish_memcpy_call(call, name, copy + offset, src, count, kind, stream, async, per_thread_default);
 }
 
 cudaError_t from_symbol_call(const char* name, void* dst, const void* symbol, size_t count, size_t offset,
-                             cudaMemcpyKind kind, cudaStream_t stream, bool async, Site site) {
+                             cudaMemcpyKind kind, cudaStream_t stream, bool async, bool per_thread_default, Site site) {
     ApiCall call(name, site, HostCost::Copy);
     call.arg("dst", dst).arg("symbol", symbol).arg("count", static_cast<long long>(count));
     call.arg("offset", static_cast<long long>(offset)).arg_named("kind", kind, memcpy_kind_name(kind));
-    if (async) call.arg_stream("stream", stream, false);
-    else call.on_stream(nullptr, false);
+    if (async) call.arg_stream("stream", stream, per_thread_default);
+    else call.on_stream(nullptr, per_thread_default);
     char* copy = nullptr;
     const DeviceSymbolBase* found = nullptr;
     if (cudaError_t status = resolve(symbol, &copy, &found); status != cudaSuccess) return call.done(status);
     if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
         return call.done(cudaErrorInvalidMemcpyDirection);
     if (offset > found->size() || count > found->size() - offset) return call.done(cudaErrorInvalidValue);
-    return finish_memcpy_call(call, name, dst, copy + offset, count, kind, stream, async, false);
+    return finish_memcpy_call(call, name, dst, copy + offset, count, kind, stream, async, per_thread_default);
 }
 
 }  // namespace
 
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind,
                                Site site) {
-    return to_symbol_call("cudaMemcpyToSymbol", symbol, src, count, offset, kind, nullptr, false, site);
+    return to_symbol_call("cudaMemcpyToSymbol", symbol, src, count, offset, kind, nullptr, false, false, site);
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
                                     cudaMemcpyKind kind, cudaStream_t stream, Site site) {
-    return to_symbol_call("cudaMemcpyToSymbolAsync", symbol, src, count, offset, kind, stream, true, site);
+    return to_symbol_call("cudaMemcpyToSymbolAsync", symbol, src, count, offset, kind, stream, true, false, site);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind,
                                  Site site) {
-    return from_symbol_call("cudaMemcpyFromSymbol", dst, symbol, count, offset, kind, nullptr, false, site);
+    return from_symbol_call("cudaMemcpyFromSymbol", dst, symbol, count, offset, kind, nullptr, false, false, site);
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
                                       cudaMemcpyKind kind, cudaStream_t stream, Site site) {
-    return from_symbol_call("cudaMemcpyFromSymbolAsync", dst, symbol, count, offset, kind, stream, true, site);
+    return from_symbol_call("cudaMemcpyFromSymbolAsync", dst, symbol, count, offset, kind, stream, true, false, site);
+}
+
+cudaError_t mgpu_ptds_cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
+                                         cudaMemcpyKind kind, Site site) {
+    return to_symbol_call("cudaMemcpyToSymbol", symbol, src, count, offset, kind, nullptr, false, true, site);
+}
+
+cudaError_t mgpu_ptds_cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
+                                              cudaMemcpyKind kind, cudaStream_t stream, Site site) {
+    return to_symbol_call("cudaMemcpyToSymbolAsync", symbol, src, count, offset, kind, stream, true, true, site);
+}
+
+cudaError_t mgpu_ptds_cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
+                                           cudaMemcpyKind kind, Site site) {
+    return from_symbol_call("cudaMemcpyFromSymbol", dst, symbol, count, offset, kind, nullptr, false, true, site);
+}
+
+cudaError_t mgpu_ptds_cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
+                                                cudaMemcpyKind kind, cudaStream_t stream, Site site) {
+    return from_symbol_call("cudaMemcpyFromSymbolAsync", dst, symbol, count, offset, kind, stream, true, true, site);
 }
 
 cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol, Site site) {
