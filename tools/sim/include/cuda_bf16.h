@@ -59,7 +59,8 @@ struct __nv_bfloat162 {
 
     __nv_bfloat162() = default;
     constexpr __nv_bfloat162(const __nv_bfloat16& low, const __nv_bfloat16& high) : x(low), y(high) {}
-    constexpr __nv_bfloat162(const __nv_bfloat162_raw& raw) : x(__nv_bfloat16_raw{raw.x}), y(__nv_bfloat16_raw{raw.y}) {}
+    constexpr __nv_bfloat162(const __nv_bfloat162_raw& raw)
+        : x(__nv_bfloat16_raw{raw.x}), y(__nv_bfloat16_raw{raw.y}) {}
     __nv_bfloat162& operator=(const __nv_bfloat162_raw& raw) {
         x = __nv_bfloat16_raw{raw.x};
         y = __nv_bfloat16_raw{raw.y};
@@ -83,7 +84,9 @@ typedef __nv_bfloat162 nv_bfloat162;
 inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return static_cast<__nv_bfloat16_raw>(h).x; }
 inline short __bfloat16_as_short(__nv_bfloat16 h) { return static_cast<short>(static_cast<__nv_bfloat16_raw>(h).x); }
 inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short bits) { return __nv_bfloat16(__nv_bfloat16_raw{bits}); }
-inline __nv_bfloat16 __short_as_bfloat16(short bits) { return __nv_bfloat16(__nv_bfloat16_raw{static_cast<unsigned short>(bits)}); }
+inline __nv_bfloat16 __short_as_bfloat16(short bits) {
+    return __nv_bfloat16(__nv_bfloat16_raw{static_cast<unsigned short>(bits)});
+}
 
 namespace mgpu::sim::bf16 {
 inline __nv_bfloat16 rounded(float value, formats::Rounding rounding) {
@@ -91,14 +94,20 @@ inline __nv_bfloat16 rounded(float value, formats::Rounding rounding) {
 }
 }  // namespace mgpu::sim::bf16
 
-inline float __bfloat162float(__nv_bfloat16 h) { return ::mgpu::sim::formats::bfloat16_to_float(__bfloat16_as_ushort(h)); }
+inline float __bfloat162float(__nv_bfloat16 h) {
+    return ::mgpu::sim::formats::bfloat16_to_float(__bfloat16_as_ushort(h));
+}
 inline __nv_bfloat16 __float2bfloat16(float value) { return __nv_bfloat16(value); }
 inline __nv_bfloat16 __float2bfloat16_rn(float value) { return __nv_bfloat16(value); }
 inline __nv_bfloat16 __float2bfloat16_rz(float value) {
     return ::mgpu::sim::bf16::rounded(value, ::mgpu::sim::formats::Rounding::TowardZero);
 }
-inline __nv_bfloat16 __float2bfloat16_rd(float value) { return ::mgpu::sim::bf16::rounded(value, ::mgpu::sim::formats::Rounding::Down); }
-inline __nv_bfloat16 __float2bfloat16_ru(float value) { return ::mgpu::sim::bf16::rounded(value, ::mgpu::sim::formats::Rounding::Up); }
+inline __nv_bfloat16 __float2bfloat16_rd(float value) {
+    return ::mgpu::sim::bf16::rounded(value, ::mgpu::sim::formats::Rounding::Down);
+}
+inline __nv_bfloat16 __float2bfloat16_ru(float value) {
+    return ::mgpu::sim::bf16::rounded(value, ::mgpu::sim::formats::Rounding::Up);
+}
 inline __nv_bfloat16 __double2bfloat16(double value) { return __nv_bfloat16(value); }
 inline __nv_bfloat16 __int2bfloat16_rn(int value) { return __nv_bfloat16(static_cast<float>(value)); }
 inline __nv_bfloat16 __uint2bfloat16_rn(unsigned int value) { return __nv_bfloat16(static_cast<float>(value)); }
@@ -115,24 +124,50 @@ Integer to_integer(float value) {
     return static_cast<Integer>(value);
 }
 }  // namespace mgpu::sim::bf16
-inline int __bfloat162int_rz(__nv_bfloat16 h) { return ::mgpu::sim::bf16::to_integer<int>(std::trunc(__bfloat162float(h))); }
-inline int __bfloat162int_rn(__nv_bfloat16 h) { return ::mgpu::sim::bf16::to_integer<int>(std::nearbyint(__bfloat162float(h))); }
-inline int __bfloat162int_rd(__nv_bfloat16 h) { return ::mgpu::sim::bf16::to_integer<int>(std::floor(__bfloat162float(h))); }
-inline int __bfloat162int_ru(__nv_bfloat16 h) { return ::mgpu::sim::bf16::to_integer<int>(std::ceil(__bfloat162float(h))); }
-inline unsigned int __bfloat162uint_rz(__nv_bfloat16 h) { return ::mgpu::sim::bf16::to_integer<unsigned int>(std::trunc(__bfloat162float(h))); }
-inline unsigned int __bfloat162uint_rn(__nv_bfloat16 h) { return ::mgpu::sim::bf16::to_integer<unsigned int>(std::nearbyint(__bfloat162float(h))); }
-inline short __bfloat162short_rz(__nv_bfloat16 h) { return ::mgpu::sim::bf16::to_integer<short>(std::trunc(__bfloat162float(h))); }
-inline short __bfloat162short_rn(__nv_bfloat16 h) { return ::mgpu::sim::bf16::to_integer<short>(std::nearbyint(__bfloat162float(h))); }
-inline long long __bfloat162ll_rz(__nv_bfloat16 h) { return ::mgpu::sim::bf16::to_integer<long long>(std::trunc(__bfloat162float(h))); }
+inline int __bfloat162int_rz(__nv_bfloat16 h) {
+    return ::mgpu::sim::bf16::to_integer<int>(std::trunc(__bfloat162float(h)));
+}
+inline int __bfloat162int_rn(__nv_bfloat16 h) {
+    return ::mgpu::sim::bf16::to_integer<int>(std::nearbyint(__bfloat162float(h)));
+}
+inline int __bfloat162int_rd(__nv_bfloat16 h) {
+    return ::mgpu::sim::bf16::to_integer<int>(std::floor(__bfloat162float(h)));
+}
+inline int __bfloat162int_ru(__nv_bfloat16 h) {
+    return ::mgpu::sim::bf16::to_integer<int>(std::ceil(__bfloat162float(h)));
+}
+inline unsigned int __bfloat162uint_rz(__nv_bfloat16 h) {
+    return ::mgpu::sim::bf16::to_integer<unsigned int>(std::trunc(__bfloat162float(h)));
+}
+inline unsigned int __bfloat162uint_rn(__nv_bfloat16 h) {
+    return ::mgpu::sim::bf16::to_integer<unsigned int>(std::nearbyint(__bfloat162float(h)));
+}
+inline short __bfloat162short_rz(__nv_bfloat16 h) {
+    return ::mgpu::sim::bf16::to_integer<short>(std::trunc(__bfloat162float(h)));
+}
+inline short __bfloat162short_rn(__nv_bfloat16 h) {
+    return ::mgpu::sim::bf16::to_integer<short>(std::nearbyint(__bfloat162float(h)));
+}
+inline long long __bfloat162ll_rz(__nv_bfloat16 h) {
+    return ::mgpu::sim::bf16::to_integer<long long>(std::trunc(__bfloat162float(h)));
+}
 
 // Pairs.
 inline __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return __nv_bfloat162(x, y); }
 inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 low, __nv_bfloat16 high) { return __nv_bfloat162(low, high); }
 inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 value) { return __nv_bfloat162(value, value); }
-inline __nv_bfloat162 __float2bfloat162_rn(float value) { return __nv_bfloat162(__nv_bfloat16(value), __nv_bfloat16(value)); }
-inline __nv_bfloat162 __floats2bfloat162_rn(float low, float high) { return __nv_bfloat162(__nv_bfloat16(low), __nv_bfloat16(high)); }
-inline __nv_bfloat162 __float22bfloat162_rn(float2 value) { return __nv_bfloat162(__nv_bfloat16(value.x), __nv_bfloat16(value.y)); }
-inline float2 __bfloat1622float2(__nv_bfloat162 value) { return float2{__bfloat162float(value.x), __bfloat162float(value.y)}; }
+inline __nv_bfloat162 __float2bfloat162_rn(float value) {
+    return __nv_bfloat162(__nv_bfloat16(value), __nv_bfloat16(value));
+}
+inline __nv_bfloat162 __floats2bfloat162_rn(float low, float high) {
+    return __nv_bfloat162(__nv_bfloat16(low), __nv_bfloat16(high));
+}
+inline __nv_bfloat162 __float22bfloat162_rn(float2 value) {
+    return __nv_bfloat162(__nv_bfloat16(value.x), __nv_bfloat16(value.y));
+}
+inline float2 __bfloat1622float2(__nv_bfloat162 value) {
+    return float2{__bfloat162float(value.x), __bfloat162float(value.y)};
+}
 inline float __low2float(__nv_bfloat162 value) { return __bfloat162float(value.x); }
 inline float __high2float(__nv_bfloat162 value) { return __bfloat162float(value.y); }
 inline __nv_bfloat16 __low2bfloat16(__nv_bfloat162 value) { return value.x; }
@@ -144,16 +179,24 @@ inline __nv_bfloat162 __highs2bfloat162(__nv_bfloat162 a, __nv_bfloat162 b) { re
 inline __nv_bfloat162 __lowhigh2highlow(__nv_bfloat162 value) { return __nv_bfloat162(value.y, value.x); }
 
 // Arithmetic.
-inline __nv_bfloat16 __hadd(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(__bfloat162float(a) + __bfloat162float(b)); }
-inline __nv_bfloat16 __hsub(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(__bfloat162float(a) - __bfloat162float(b)); }
-inline __nv_bfloat16 __hmul(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(__bfloat162float(a) * __bfloat162float(b)); }
-inline __nv_bfloat16 __hdiv(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(__bfloat162float(a) / __bfloat162float(b)); }
+inline __nv_bfloat16 __hadd(__nv_bfloat16 a, __nv_bfloat16 b) {
+    return __nv_bfloat16(__bfloat162float(a) + __bfloat162float(b));
+}
+inline __nv_bfloat16 __hsub(__nv_bfloat16 a, __nv_bfloat16 b) {
+    return __nv_bfloat16(__bfloat162float(a) - __bfloat162float(b));
+}
+inline __nv_bfloat16 __hmul(__nv_bfloat16 a, __nv_bfloat16 b) {
+    return __nv_bfloat16(__bfloat162float(a) * __bfloat162float(b));
+}
+inline __nv_bfloat16 __hdiv(__nv_bfloat16 a, __nv_bfloat16 b) {
+    return __nv_bfloat16(__bfloat162float(a) / __bfloat162float(b));
+}
 inline __nv_bfloat16 __hadd_rn(__nv_bfloat16 a, __nv_bfloat16 b) { return __hadd(a, b); }
 inline __nv_bfloat16 __hsub_rn(__nv_bfloat16 a, __nv_bfloat16 b) { return __hsub(a, b); }
 inline __nv_bfloat16 __hmul_rn(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmul(a, b); }
 inline __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
     return __nv_bfloat16(std::fma(static_cast<double>(__bfloat162float(a)), static_cast<double>(__bfloat162float(b)),
-                           static_cast<double>(__bfloat162float(c))));
+                                  static_cast<double>(__bfloat162float(c))));
 }
 namespace mgpu::sim::bf16 {
 // Clamped to [0, 1]; a NaN gives +0.
@@ -165,9 +208,15 @@ inline __nv_bfloat16 saturated(__nv_bfloat16 value) {
 inline __nv_bfloat16 __hadd_sat(__nv_bfloat16 a, __nv_bfloat16 b) { return ::mgpu::sim::bf16::saturated(__hadd(a, b)); }
 inline __nv_bfloat16 __hsub_sat(__nv_bfloat16 a, __nv_bfloat16 b) { return ::mgpu::sim::bf16::saturated(__hsub(a, b)); }
 inline __nv_bfloat16 __hmul_sat(__nv_bfloat16 a, __nv_bfloat16 b) { return ::mgpu::sim::bf16::saturated(__hmul(a, b)); }
-inline __nv_bfloat16 __hfma_sat(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) { return ::mgpu::sim::bf16::saturated(__hfma(a, b, c)); }
-inline __nv_bfloat16 __hneg(__nv_bfloat16 a) { return __ushort_as_bfloat16(static_cast<unsigned short>(__bfloat16_as_ushort(a) ^ 0x8000u)); }
-inline __nv_bfloat16 __habs(__nv_bfloat16 a) { return __ushort_as_bfloat16(static_cast<unsigned short>(__bfloat16_as_ushort(a) & 0x7FFFu)); }
+inline __nv_bfloat16 __hfma_sat(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
+    return ::mgpu::sim::bf16::saturated(__hfma(a, b, c));
+}
+inline __nv_bfloat16 __hneg(__nv_bfloat16 a) {
+    return __ushort_as_bfloat16(static_cast<unsigned short>(__bfloat16_as_ushort(a) ^ 0x8000u));
+}
+inline __nv_bfloat16 __habs(__nv_bfloat16 a) {
+    return __ushort_as_bfloat16(static_cast<unsigned short>(__bfloat16_as_ushort(a) & 0x7FFFu));
+}
 
 // Comparisons: ordered ones are false when either side is NaN, the unordered (…u) true.
 inline bool __hisnan(__nv_bfloat16 a) { return std::isnan(__bfloat162float(a)); }
@@ -176,7 +225,9 @@ inline int __hisinf(__nv_bfloat16 a) {
     return bits == 0x7F80u ? 1 : (bits == 0xFF80u ? -1 : 0);
 }
 inline bool __heq(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) == __bfloat162float(b); }
-inline bool __hne(__nv_bfloat16 a, __nv_bfloat16 b) { return !__hisnan(a) && !__hisnan(b) && __bfloat162float(a) != __bfloat162float(b); }
+inline bool __hne(__nv_bfloat16 a, __nv_bfloat16 b) {
+    return !__hisnan(a) && !__hisnan(b) && __bfloat162float(a) != __bfloat162float(b);
+}
 inline bool __hlt(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) < __bfloat162float(b); }
 inline bool __hle(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) <= __bfloat162float(b); }
 inline bool __hgt(__nv_bfloat16 a, __nv_bfloat16 b) { return __bfloat162float(a) > __bfloat162float(b); }
@@ -197,7 +248,7 @@ inline __nv_bfloat16 pick(__nv_bfloat16 a, __nv_bfloat16 b, bool take_larger, bo
         return a_nan ? b : a;
     }
     const float x = __bfloat162float(a), y = __bfloat162float(b);
-    if (x == y) {   // equal values, perhaps +0 and -0
+    if (x == y) {  // equal values, perhaps +0 and -0
         const bool a_negative = (__bfloat16_as_ushort(a) & 0x8000u) != 0;
         return (a_negative == take_larger) ? b : a;
     }
@@ -229,8 +280,10 @@ inline __nv_bfloat16 htrunc(__nv_bfloat16 a) { return __nv_bfloat16(std::trunc(_
 inline __nv_bfloat16 hrint(__nv_bfloat16 a) { return __nv_bfloat16(std::nearbyint(__bfloat162float(a))); }
 
 // The same, lane by lane, on pairs.
-#define MGPU_BF162_BINARY_(name2, name)                                                   \
-    inline __nv_bfloat162 name2(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(name(a.x, b.x), name(a.y, b.y)); }
+#define MGPU_BF162_BINARY_(name2, name)                               \
+    inline __nv_bfloat162 name2(__nv_bfloat162 a, __nv_bfloat162 b) { \
+        return __nv_bfloat162(name(a.x, b.x), name(a.y, b.y));        \
+    }
 #define MGPU_BF162_UNARY_(name2, name) \
     inline __nv_bfloat162 name2(__nv_bfloat162 a) { return __nv_bfloat162(name(a.x), name(a.y)); }
 MGPU_BF162_BINARY_(__hadd2, __hadd)
@@ -259,15 +312,18 @@ MGPU_BF162_UNARY_(h2trunc, htrunc)
 MGPU_BF162_UNARY_(h2rint, hrint)
 #undef MGPU_BF162_BINARY_
 #undef MGPU_BF162_UNARY_
-inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) { return __nv_bfloat162(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)); }
+inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) {
+    return __nv_bfloat162(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
+}
 inline __nv_bfloat162 __hfma2_sat(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) {
     return __nv_bfloat162(__hfma_sat(a.x, b.x, c.x), __hfma_sat(a.y, b.y, c.y));
 }
 // Lane-wise comparisons give 1.0 or 0.0 per lane; the __hb… forms are true when both lanes are.
-#define MGPU_BF162_COMPARE_(name2, both, name)                                                        \
-    inline __nv_bfloat162 name2(__nv_bfloat162 a, __nv_bfloat162 b) {                                                      \
-        return __nv_bfloat162(__nv_bfloat16(name(a.x, b.x) ? 1.0f : 0.0f), __nv_bfloat16(name(a.y, b.y) ? 1.0f : 0.0f)); \
-    }                                                                                                 \
+#define MGPU_BF162_COMPARE_(name2, both, name)                              \
+    inline __nv_bfloat162 name2(__nv_bfloat162 a, __nv_bfloat162 b) {       \
+        return __nv_bfloat162(__nv_bfloat16(name(a.x, b.x) ? 1.0f : 0.0f),  \
+                              __nv_bfloat16(name(a.y, b.y) ? 1.0f : 0.0f)); \
+    }                                                                       \
     inline bool both(__nv_bfloat162 a, __nv_bfloat162 b) { return name(a.x, b.x) && name(a.y, b.y); }
 MGPU_BF162_COMPARE_(__heq2, __hbeq2, __heq)
 MGPU_BF162_COMPARE_(__hne2, __hbne2, __hne)
@@ -321,7 +377,9 @@ inline __nv_bfloat162& operator/=(__nv_bfloat162& a, const __nv_bfloat162& b) { 
 inline __nv_bfloat162 operator+(const __nv_bfloat162& a) { return a; }
 inline __nv_bfloat162 operator-(const __nv_bfloat162& a) { return __hneg2(a); }
 inline bool operator==(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hbeq2(a, b); }
-inline bool operator!=(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hneu(a.x, b.x) && __hneu(a.y, b.y); }
+inline bool operator!=(const __nv_bfloat162& a, const __nv_bfloat162& b) {
+    return __hneu(a.x, b.x) && __hneu(a.y, b.y);
+}
 
 // Atomics (plain read-modify-write, atomic here for the reason device_atomics.h gives).
 inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {

@@ -99,8 +99,12 @@ inline __half __float2half_rn(float value) { return __half(value); }
 inline __half __float2half_rz(float value) {
     return ::mgpu::sim::fp16::rounded(value, ::mgpu::sim::formats::Rounding::TowardZero);
 }
-inline __half __float2half_rd(float value) { return ::mgpu::sim::fp16::rounded(value, ::mgpu::sim::formats::Rounding::Down); }
-inline __half __float2half_ru(float value) { return ::mgpu::sim::fp16::rounded(value, ::mgpu::sim::formats::Rounding::Up); }
+inline __half __float2half_rd(float value) {
+    return ::mgpu::sim::fp16::rounded(value, ::mgpu::sim::formats::Rounding::Down);
+}
+inline __half __float2half_ru(float value) {
+    return ::mgpu::sim::fp16::rounded(value, ::mgpu::sim::formats::Rounding::Up);
+}
 inline __half __double2half(double value) { return __half(value); }
 inline __half __int2half_rn(int value) { return __half(static_cast<float>(value)); }
 inline __half __uint2half_rn(unsigned int value) { return __half(static_cast<float>(value)); }
@@ -121,11 +125,17 @@ inline int __half2int_rz(__half h) { return ::mgpu::sim::fp16::to_integer<int>(s
 inline int __half2int_rn(__half h) { return ::mgpu::sim::fp16::to_integer<int>(std::nearbyint(__half2float(h))); }
 inline int __half2int_rd(__half h) { return ::mgpu::sim::fp16::to_integer<int>(std::floor(__half2float(h))); }
 inline int __half2int_ru(__half h) { return ::mgpu::sim::fp16::to_integer<int>(std::ceil(__half2float(h))); }
-inline unsigned int __half2uint_rz(__half h) { return ::mgpu::sim::fp16::to_integer<unsigned int>(std::trunc(__half2float(h))); }
-inline unsigned int __half2uint_rn(__half h) { return ::mgpu::sim::fp16::to_integer<unsigned int>(std::nearbyint(__half2float(h))); }
+inline unsigned int __half2uint_rz(__half h) {
+    return ::mgpu::sim::fp16::to_integer<unsigned int>(std::trunc(__half2float(h)));
+}
+inline unsigned int __half2uint_rn(__half h) {
+    return ::mgpu::sim::fp16::to_integer<unsigned int>(std::nearbyint(__half2float(h)));
+}
 inline short __half2short_rz(__half h) { return ::mgpu::sim::fp16::to_integer<short>(std::trunc(__half2float(h))); }
 inline short __half2short_rn(__half h) { return ::mgpu::sim::fp16::to_integer<short>(std::nearbyint(__half2float(h))); }
-inline long long __half2ll_rz(__half h) { return ::mgpu::sim::fp16::to_integer<long long>(std::trunc(__half2float(h))); }
+inline long long __half2ll_rz(__half h) {
+    return ::mgpu::sim::fp16::to_integer<long long>(std::trunc(__half2float(h)));
+}
 
 // Pairs.
 inline __half2 make_half2(__half x, __half y) { return __half2(x, y); }
@@ -199,7 +209,7 @@ inline __half pick(__half a, __half b, bool take_larger, bool nan_wins) {
         return a_nan ? b : a;
     }
     const float x = __half2float(a), y = __half2float(b);
-    if (x == y) {   // equal values, perhaps +0 and -0
+    if (x == y) {  // equal values, perhaps +0 and -0
         const bool a_negative = (__half_as_ushort(a) & 0x8000u) != 0;
         return (a_negative == take_larger) ? b : a;
     }
@@ -231,7 +241,7 @@ inline __half htrunc(__half a) { return __half(std::trunc(__half2float(a))); }
 inline __half hrint(__half a) { return __half(std::nearbyint(__half2float(a))); }
 
 // The same, lane by lane, on pairs.
-#define MGPU_HALF2_BINARY_(name2, name)                                                   \
+#define MGPU_HALF2_BINARY_(name2, name) \
     inline __half2 name2(__half2 a, __half2 b) { return __half2(name(a.x, b.x), name(a.y, b.y)); }
 #define MGPU_HALF2_UNARY_(name2, name) \
     inline __half2 name2(__half2 a) { return __half2(name(a.x), name(a.y)); }
@@ -261,15 +271,17 @@ MGPU_HALF2_UNARY_(h2trunc, htrunc)
 MGPU_HALF2_UNARY_(h2rint, hrint)
 #undef MGPU_HALF2_BINARY_
 #undef MGPU_HALF2_UNARY_
-inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return __half2(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)); }
+inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
+    return __half2(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
+}
 inline __half2 __hfma2_sat(__half2 a, __half2 b, __half2 c) {
     return __half2(__hfma_sat(a.x, b.x, c.x), __hfma_sat(a.y, b.y, c.y));
 }
 // Lane-wise comparisons give 1.0 or 0.0 per lane; the __hb… forms are true when both lanes are.
-#define MGPU_HALF2_COMPARE_(name2, both, name)                                                        \
-    inline __half2 name2(__half2 a, __half2 b) {                                                      \
+#define MGPU_HALF2_COMPARE_(name2, both, name)                                                      \
+    inline __half2 name2(__half2 a, __half2 b) {                                                    \
         return __half2(__half(name(a.x, b.x) ? 1.0f : 0.0f), __half(name(a.y, b.y) ? 1.0f : 0.0f)); \
-    }                                                                                                 \
+    }                                                                                               \
     inline bool both(__half2 a, __half2 b) { return name(a.x, b.x) && name(a.y, b.y); }
 MGPU_HALF2_COMPARE_(__heq2, __hbeq2, __heq)
 MGPU_HALF2_COMPARE_(__hne2, __hbne2, __hne)

@@ -336,7 +336,8 @@ void BlockScheduler::fail_stuck_warp() {
             for (unsigned lane = 0; lane < 32; ++lane) {
                 if (!(waiting & (1u << lane))) continue;
                 const WaitRequest& request = threads_[warp * 32 + lane].request;
-                if (same_site(request.where, mine.where) && request.warp_op == mine.warp_op) at_mine.push_back(warp * 32 + lane);
+                if (same_site(request.where, mine.where) && request.warp_op == mine.warp_op)
+                    at_mine.push_back(warp * 32 + lane);
                 if (same_site(request.where, theirs.where) && request.warp_op == theirs.warp_op)
                     at_theirs.push_back(warp * 32 + lane);
             }

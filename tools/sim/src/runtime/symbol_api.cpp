@@ -88,10 +88,14 @@ void unload_symbols(int device) {
 }
 
 void forget_symbols() {
-    for (const DeviceSymbolBase* symbol : registry()) std::fill(std::begin(symbol->copies), std::end(symbol->copies), nullptr);
+    for (const DeviceSymbolBase* symbol : registry())
+        std::fill(std::begin(symbol->copies), std::end(symbol->copies), nullptr);
 }
 
-SymbolGrid::SymbolGrid(int device) : previous_(symbol_grid_device) { symbol_grid_device = device; }
+// The memory guard tells at most kMaxSymbolDevices devices apart, so no machine has more.
+SymbolGrid::SymbolGrid(int device) : previous_(symbol_grid_device) {
+    symbol_grid_device = device < kMaxSymbolDevices ? device : -1;
+}
 
 SymbolGrid::~SymbolGrid() { symbol_grid_device = previous_; }
 
