@@ -123,6 +123,29 @@ TEST_CASE("local headers are rewritten beside the output and listed in the depfi
     CHECK(errors.empty());
 }
 
+TEST_CASE("a device variable declared in a header is rewritten where the including file uses it") {
+    Folder folder;
+    folder.write("src/table.cuh", "#pragma once\n__constant__ float table[4] = {1, 2, 3, 4};\n");
+    folder.write("src/uses.h", "#pragma once\ninline float first_entry_size() { return sizeof(table[0]); }\n");
+    folder.write("src/main.cu",
+                 "#include \"table.cuh\"\n#include \"uses.h\"\n"
+                 "__global__ void k(float* out) { out[threadIdx.x] = table[threadIdx.x]; }\n"
+                 "int main() { float h[4] = {}; return cudaMemcpyToSymbol(table, h, sizeof table) == cudaSuccess ? 0 : 1; }\n");
+    REQUIRE(run(folder.path, cu2cpp() + " src/main.cu build/main.cu.cpp") == 0);
+    const fs::path headers = fs::absolute(folder.path / "build/main.cu.cpp.headers");
+    CHECK(read(headers / "1_table.cuh").find("mgpu_symbol_table{\"table\"") != std::string::npos);
+    CHECK(read(headers / "2_uses.h").find("sizeof(mgpu_symbol_table.get()[0])") != std::string::npos);
+    const std::string main_text = read(folder.path / "build/main.cu.cpp");
+    CHECK(main_text.find("out[threadIdx.x] = mgpu_symbol_table.get()[threadIdx.x];") != std::string::npos);
+    CHECK(main_text.find("cudaMemcpyToSymbol(mgpu_symbol_table.get(), h, sizeof mgpu_symbol_table.get())") !=
+          std::string::npos);
+
+    std::string errors;
+    CHECK(run(folder.path, env("CXX") + " -std=c++20 -fsyntax-only -I'" + env("SIM_INCLUDE") + "' build/main.cu.cpp",
+              &errors) == 0);
+    CHECK(errors.empty());
+}
+
 TEST_CASE("--help explains the limits; a missing output is a usage error") {
     Folder folder;
     CHECK(run(folder.path, cu2cpp() + " --help > help.txt") == 0);

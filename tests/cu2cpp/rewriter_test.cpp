@@ -181,3 +181,45 @@ TEST_CASE("launches that cannot be read are errors that name the file and line")
           "t.cu:1: error: cannot read this extern __shared__ declaration: write one unsized array per declaration, "
           "as in `extern __shared__ float buffer[];`");
 }
+
+namespace {
+
+std::string symbol(const std::string& name, const std::string& constant, int line) {
+    return "::mgpu::sim::DeviceSymbol<decltype(mgpu_initial_" + name + "), " + constant + "> mgpu_symbol_" + name +
+           "{\"" + name + "\", &mgpu_initial_" + name + ", " + site(line) + "};";
+}
+
+}  // namespace
+
+TEST_CASE("a __device__ or __constant__ variable becomes its initial value and a per-device symbol on the same line") {
+    CHECK(rewrite("__constant__ float w[4] = {1, 2};") ==
+          "__constant__ float mgpu_initial_w[4] = {1, 2}; " + symbol("w", "true", 1));
+    CHECK(rewrite("static __device__ int n;") ==
+          "static __device__ int mgpu_initial_n; static " + symbol("n", "false", 1));
+    CHECK(rewrite("__device__ Pair<int, float> p{1, 2.0f}, q;") ==
+          "__device__ Pair<int, float> mgpu_initial_p{1, 2.0f}, mgpu_initial_q; " + symbol("p", "false", 1) + " " +
+              symbol("q", "false", 1));
+    CHECK(rewrite("namespace a {\n__device__ __align__(16) int v[2];\n}") ==
+          "namespace a {\n__device__ __align__(16) int mgpu_initial_v[2]; " + symbol("v", "false", 2) + "\n}");
+    CHECK(rewrite("extern __device__ int counter;") ==
+          "extern __device__ int mgpu_initial_counter; extern ::mgpu::sim::DeviceSymbol<decltype(mgpu_initial_counter), "
+          "false> mgpu_symbol_counter;");
+}
+
+TEST_CASE("uses of a device variable reach the copy of the running device; other names stay") {
+    CHECK(rewrite("__device__ int n;\n__global__ void k(int* o) { o[0] = n + ns::n; atomicAdd(&n, 1); }") ==
+          "__device__ int mgpu_initial_n; " + symbol("n", "false", 1) +
+              "\n__global__ void k(int* o) { o[0] = mgpu_symbol_n.get() + ns::mgpu_symbol_n.get(); "
+              "atomicAdd(&mgpu_symbol_n.get(), 1); }");
+    // Members, parameters and locals of the same name are other variables.
+    CHECK(rewrite("__device__ int n;\nstruct S { int n; };\nvoid f(S s, S* p) { s.n = p->n; }\n"
+                  "void g(int n) { n++; }\nvoid h() { for (int n = 0; n < 2; ++n) {} n = 1; }") ==
+          "__device__ int mgpu_initial_n; " + symbol("n", "false", 1) +
+              "\nstruct S { int n; };\nvoid f(S s, S* p) { s.n = p->n; }\n"
+              "void g(int n) { n++; }\nvoid h() { for (int n = 0; n < 2; ++n) {} mgpu_symbol_n.get() = 1; }");
+    // Functions, constexpr variables and declarations inside functions are not device variables.
+    CHECK(rewrite("__device__ int f(int x) { return x; }") == "__device__ int f(int x) { return x; }");
+    CHECK(rewrite("constexpr __device__ int k = 3;") == "constexpr __device__ int k = 3;");
+    CHECK(rewrite("__host__ __device__ float g();") == "__host__ __device__ float g();");
+    CHECK(rewrite("auto f = [] __device__ (int x) { return x; };") == "auto f = [] __device__ (int x) { return x; };");
+}

@@ -66,6 +66,13 @@ __global__ void shuffle_against_barrier(int* out) {
     out[threadIdx.x] = value;
 }
 
+__global__ void shuffle_against_syncwarp(int* out) {
+    int value = static_cast<int>(threadIdx.x);
+    if (threadIdx.x < 16) value = __shfl_down_sync(0xffffffffu, value, 1);   // @shuffle-meets-syncwarp
+    else __syncwarp();                                                       // @syncwarp-meets-shuffle
+    out[threadIdx.x] = value;
+}
+
 __global__ void inner(int* out) { *out = 5; }
 
 // Device code that launches and so needs a grid to run in the middle of its own (a mistake the
@@ -164,6 +171,17 @@ TEST_CASE("lanes waiting in a shuffle for lanes held at __syncthreads end the gr
     CHECK(message.find("threadIdx.x 0-15 wait at __shfl_down_sync() at " + at("@shuffle-waits")) != std::string::npos);
     CHECK(message.find("threadIdx.x 16-31, which wait at __syncthreads() at " + at("@barrier-holds")) !=
           std::string::npos);
+    check_next_grid_runs();
+}
+
+TEST_CASE("lanes of one mask at different kinds of warp operation end the grid") {
+    std::vector<int> out(32, 0);
+    shuffle_against_syncwarp<<<1, 32>>>(out.data());
+    const std::string message = fault_message();
+    CHECK(message.find("warp 0") != std::string::npos);
+    CHECK(message.find("threadIdx.x 0-15 wait at __shfl_down_sync() at " + at("@shuffle-meets-syncwarp") +
+                       " while threadIdx.x 16-31, named in the same mask, wait at __syncwarp() at " +
+                       at("@syncwarp-meets-shuffle")) != std::string::npos);
     check_next_grid_runs();
 }
 

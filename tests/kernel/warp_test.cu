@@ -54,6 +54,19 @@ __global__ void shift_twice(const int* in, int* out) {
     out[threadIdx.x] = value;
 }
 
+// Lanes 20-31 return first; the Programming Guide asks only the non-exited lanes of a mask to
+// take part, so the others go on without them.
+__global__ void shift_after_early_return(int* out) {
+    if (threadIdx.x >= 20) return;
+    out[threadIdx.x] = __shfl_down_sync(0xffffffffu, static_cast<int>(threadIdx.x) * 10, 1);
+}
+
+__global__ void match_and_sum(unsigned* groups, unsigned* sums) {
+    const unsigned lane = threadIdx.x % 32;
+    groups[threadIdx.x] = __match_any_sync(0xffffffffu, lane % 2);
+    sums[threadIdx.x] = __reduce_add_sync(0xffffffffu, lane);
+}
+
 }  // namespace
 
 TEST_CASE("a warp reduction with __shfl_down_sync gives each warp's sum") {
@@ -120,4 +133,27 @@ TEST_CASE("a warp of a single lane goes through its shuffles alone") {
         CHECK(out[i] == in[source]);
     }
     CHECK(out[32] == in[32]);
+}
+
+TEST_CASE("lanes that returned are not waited for; reading one gives the reader's own value") {
+    std::vector<int> out(32, -1);
+    shift_after_early_return<<<1, 32>>>(out.data());
+    REQUIRE_FALSE(kernel_test::last_fault());
+    for (int lane = 0; lane < 19; ++lane) CHECK(out[lane] == 10 * (lane + 1));
+    CHECK(out[19] == 190);   // lane 20 has returned: undefined on a GPU, lane 19's own value here
+    CHECK(out[20] == -1);
+}
+
+TEST_CASE("match and reduce across a warp and a partial warp") {
+    std::vector<unsigned> groups(40, 0), sums(40, 0);
+    match_and_sum<<<1, 40>>>(groups.data(), sums.data());
+    REQUIRE_FALSE(kernel_test::last_fault());
+    for (unsigned t = 0; t < 32; ++t) {
+        CHECK(groups[t] == (t % 2 == 0 ? 0x55555555u : 0xAAAAAAAAu));
+        CHECK(sums[t] == 496u);
+    }
+    for (unsigned t = 32; t < 40; ++t) {
+        CHECK(groups[t] == (t % 2 == 0 ? 0x55u : 0xAAu));
+        CHECK(sums[t] == 28u);   // lanes 0..7 of the partial warp
+    }
 }

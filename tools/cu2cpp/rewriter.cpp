@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <set>
 #include <string>
 
 namespace cu2cpp {
@@ -17,13 +18,20 @@ struct Edit {
 
 class Rewriter {
 public:
-    Rewriter(const std::vector<Token>& tokens, const FileRewrite& how) : tokens_(tokens), how_(how) {}
+    Rewriter(const std::vector<Token>& tokens, const FileRewrite& how)
+        : tokens_(tokens), how_(how), device_variables_(how.device_variables) {}
 
     std::string run() {
+        const std::vector<bool> scope = namespace_scope(tokens_);
         for (std::size_t i = 0; i < tokens_.size(); ++i) {
             if (starts_launch(i)) i = rewrite_launch(i);
             else if (is_identifier(tokens_[i], "__shared__")) i = rewrite_shared(i);
             else if (is_identifier(tokens_[i], "__noinline__")) edits_.push_back({i, i, "__attribute__((noinline))"});
+            else if (scope[i] && !tokens_[i].in_directive &&
+                     (is_identifier(tokens_[i], "__device__") || is_identifier(tokens_[i], "__constant__")))
+                i = rewrite_device_variable(i);
+            else if (tokens_[i].kind == TokenKind::Identifier) rewrite_device_variable_use(i);
+            else if (!tokens_[i].in_directive) follow_scopes(i);
         }
         rewrite_includes();
         return assemble();
@@ -288,6 +296,100 @@ private:
         return end;
     }
 
+    // `__device__ T name = init;` becomes the host variable holding the initial value and, on the
+    // same line, the per-device variable that the uses of `name` are rewritten to reach.
+    std::size_t rewrite_device_variable(std::size_t at) {
+        const std::optional<DeviceVariableDeclaration> declaration = read_device_variable(tokens_, at);
+        if (!declaration) return at;
+        std::string image;
+        std::size_t name = 0;
+        for (std::size_t i = declaration->first; i <= declaration->last; ++i) {
+            if (name < declaration->names.size() && declaration->names[name] == i) {
+                image += "mgpu_initial_" + std::string(tokens_[i].text);
+                ++name;
+            } else {
+                image += tokens_[i].text;
+            }
+        }
+        const std::string storage = std::string(declaration->is_static ? "static " : "") +
+                                    (declaration->is_extern ? "extern " : "") + (declaration->is_inline ? "inline " : "");
+        for (std::size_t index : declaration->names) {
+            const std::string variable(tokens_[index].text);
+            image += " " + storage + "::mgpu::sim::DeviceSymbol<decltype(mgpu_initial_" + variable + "), " +
+                     (declaration->constant ? "true" : "false") + "> mgpu_symbol_" + variable;
+            if (declaration->defines)
+                image += "{" + quoted_literal(variable) + ", &mgpu_initial_" + variable + ", ::mgpu::sim::Site{__FILE__, " +
+                         std::to_string(tokens_[index].line) + "}}";
+            image += ";";
+            device_variables_.insert(variable);
+        }
+        edits_.push_back({declaration->first, declaration->last, image});
+        return declaration->last;
+    }
+
+    // A use of a device variable: not a member of the same name (after `.` or `->`), nor a
+    // parameter, local variable or member that declares the name anew, nor a use of one of those.
+    void rewrite_device_variable_use(std::size_t at) {
+        if (device_variables_.empty()) return;
+        const std::string name(tokens_[at].text);
+        if (device_variables_.count(name) == 0) return;
+        const bool directive = tokens_[at].in_directive;
+        const std::size_t before = previous(at, directive);
+        if (before != kNone && (is_punct(tokens_[before], '.') ||
+                                (is_punct(tokens_[before], '>') && before > 0 && is_punct(tokens_[before - 1], '-'))))
+            return;
+        if (!directive && before != kNone && declares_name(before)) {
+            shadows_.push_back({name, braces_, parentheses_ > 0, false});
+            return;
+        }
+        for (const Shadow& shadow : shadows_)
+            if (shadow.name == name) return;
+        edits_.push_back({at, at, "mgpu_symbol_" + name + ".get()"});
+    }
+
+    // Whether the token before a name makes the name a new declaration: a type name or a keyword
+    // of one (`int counter`, `Params params`), or `*` or `&` after a built-in type (`float* x`; after
+    // another name, `a * x` may as well be a product).
+    bool declares_name(std::size_t before) const {
+        static const std::set<std::string, std::less<>> expression_words = {
+            "return", "case", "sizeof", "else", "do", "throw", "delete", "new", "co_return", "co_yield",
+            "co_await", "typeid", "alignof", "decltype", "not", "and", "or", "goto"};
+        static const std::set<std::string, std::less<>> builtin_types = {
+            "bool", "char", "short", "int", "long", "unsigned", "signed", "float", "double", "void", "auto",
+            "const", "volatile", "size_t", "__restrict__", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+            "uint16_t", "uint32_t", "uint64_t", "__half", "__nv_bfloat16", "float2", "float4", "int2", "int4"};
+        const Token& token = tokens_[before];
+        if (token.kind == TokenKind::Identifier) return expression_words.count(token.text) == 0;
+        if (is_punct(token, '*') || is_punct(token, '&')) {
+            const std::size_t type = previous(before, false);
+            return type != kNone && tokens_[type].kind == TokenKind::Identifier && builtin_types.count(tokens_[type].text) > 0;
+        }
+        return false;
+    }
+
+    // Keeps the depth of braces and parentheses, and ends the declarations that shadow a device
+    // variable when their scope ends: a local or member with its block, a parameter with the
+    // function's body (or its prototype).
+    void follow_scopes(std::size_t at) {
+        const Token& token = tokens_[at];
+        if (is_punct(token, '(')) ++parentheses_;
+        else if (is_punct(token, ')')) --parentheses_;
+        else if (is_punct(token, '{')) {
+            ++braces_;
+            for (Shadow& shadow : shadows_)
+                if (shadow.parameter && braces_ == shadow.braces + 1) shadow.body_opened = true;
+        } else if (is_punct(token, '}')) {
+            --braces_;
+            std::erase_if(shadows_, [&](const Shadow& shadow) {
+                return braces_ < shadow.braces || (shadow.parameter && shadow.body_opened && braces_ == shadow.braces);
+            });
+        } else if (is_punct(token, ';') && parentheses_ == 0) {
+            std::erase_if(shadows_, [&](const Shadow& shadow) {
+                return shadow.parameter && !shadow.body_opened && braces_ == shadow.braces;
+            });
+        }
+    }
+
     void rewrite_includes() {
         if (!how_.include_target) return;
         for (std::size_t i = 0; i < tokens_.size(); ++i) {
@@ -324,6 +426,16 @@ private:
 
     const std::vector<Token>& tokens_;
     const FileRewrite& how_;
+    std::set<std::string> device_variables_;   // declared so far, and in included headers
+    struct Shadow {
+        std::string name;
+        int braces = 0;             // brace depth at the declaration
+        bool parameter = false;     // declared inside parentheses (a parameter, a for-statement)
+        bool body_opened = false;   // the function body or loop after it has begun
+    };
+    std::vector<Shadow> shadows_;   // declarations that hide a device variable's name, innermost last
+    int braces_ = 0;
+    int parentheses_ = 0;
     std::vector<Edit> edits_;
 };
 

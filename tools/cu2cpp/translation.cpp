@@ -64,6 +64,14 @@ bool needs_rewriting(const std::vector<Token>& tokens) {
     return false;
 }
 
+// Whether a file declares or uses one of the device variables (its uses are rewritten too).
+bool names_any(const std::vector<Token>& tokens, const std::set<std::string>& names) {
+    if (names.empty()) return false;
+    for (const Token& token : tokens)
+        if (token.kind == TokenKind::Identifier && names.count(std::string(token.text)) > 0) return true;
+    return false;
+}
+
 }  // namespace
 
 void translate(const Invocation& invocation) {
@@ -117,8 +125,17 @@ void translate(const Invocation& invocation) {
     // A header is copied (rewritten) when it holds something to rewrite or includes a header
     // that is copied; any other is included from where it is, so that it stays one file for
     // #pragma once and for the compiler's messages.
+    // A file's own variables count from their declarations on; those of other files from the start.
+    std::vector<std::set<std::string>> variables_of(files.size());
+    std::set<std::string> device_variables;
+    for (std::size_t f = 0; f < files.size(); ++f) {
+        collect_device_variables(files[f].tokens, variables_of[f]);
+        device_variables.insert(variables_of[f].begin(), variables_of[f].end());
+    }
+
     std::vector<bool> copied(files.size(), false);
-    for (std::size_t f = 0; f < files.size(); ++f) copied[f] = f == 0 || needs_rewriting(files[f].tokens);
+    for (std::size_t f = 0; f < files.size(); ++f)
+        copied[f] = f == 0 || needs_rewriting(files[f].tokens) || names_any(files[f].tokens, device_variables);
     for (bool changed = true; changed;) {
         changed = false;
         for (const auto& [key, header] : included) {
@@ -138,6 +155,8 @@ void translate(const Invocation& invocation) {
         how.display_name = files[f].display;
         how.main_file = f == 0;
         how.kernel_templates = kernel_templates;
+        for (std::size_t other = 0; other < files.size(); ++other)
+            if (other != f) how.device_variables.insert(variables_of[other].begin(), variables_of[other].end());
         how.include_target = [&, f](const IncludeDirective& include) -> std::optional<std::string> {
             auto target = included.find({f, include.name, include.angled});
             if (target == included.end()) return std::nullopt;

@@ -86,6 +86,19 @@ cudaError_t cudaEventDestroy(cudaEvent_t event, MGPU_SITE);
 // Kernels
 cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value, MGPU_SITE);
 
+// __device__ and __constant__ variables. `symbol` is the variable's address as host code sees it;
+// the copies are those of the current device.
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset = 0,
+                               enum cudaMemcpyKind kind = cudaMemcpyHostToDevice, MGPU_SITE);
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
+                                    enum cudaMemcpyKind kind, cudaStream_t stream = 0, MGPU_SITE);
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset = 0,
+                                 enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost, MGPU_SITE);
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind, cudaStream_t stream = 0, MGPU_SITE);
+cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol, MGPU_SITE);
+cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol, MGPU_SITE);
+
 // The same calls when stream 0 means the calling thread's own default stream
 // (nvcc --default-stream per-thread defines CUDA_API_PER_THREAD_DEFAULT_STREAM).
 cudaError_t mgpu_ptds_cudaMemset(void* devPtr, int value, size_t count, MGPU_SITE);
@@ -100,6 +113,14 @@ cudaError_t mgpu_ptds_cudaStreamGetDevice(cudaStream_t hStream, int* device, MGP
 cudaError_t mgpu_ptds_cudaStreamGetFlags(cudaStream_t hStream, unsigned int* flags, MGPU_SITE);
 cudaError_t mgpu_ptds_cudaStreamGetPriority(cudaStream_t hStream, int* priority, MGPU_SITE);
 cudaError_t mgpu_ptds_cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset = 0,
+                                         enum cudaMemcpyKind kind = cudaMemcpyHostToDevice, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
+                                              enum cudaMemcpyKind kind, cudaStream_t stream = 0, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset = 0,
+                                           enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
+                                                enum cudaMemcpyKind kind, cudaStream_t stream = 0, MGPU_SITE);
 
 #if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
 #define cudaMemset mgpu_ptds_cudaMemset
@@ -113,4 +134,8 @@ cudaError_t mgpu_ptds_cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0
 #define cudaStreamGetFlags mgpu_ptds_cudaStreamGetFlags
 #define cudaStreamGetPriority mgpu_ptds_cudaStreamGetPriority
 #define cudaEventRecord mgpu_ptds_cudaEventRecord
+#define cudaMemcpyToSymbol mgpu_ptds_cudaMemcpyToSymbol
+#define cudaMemcpyToSymbolAsync mgpu_ptds_cudaMemcpyToSymbolAsync
+#define cudaMemcpyFromSymbol mgpu_ptds_cudaMemcpyFromSymbol
+#define cudaMemcpyFromSymbolAsync mgpu_ptds_cudaMemcpyFromSymbolAsync
 #endif

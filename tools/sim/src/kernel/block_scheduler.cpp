@@ -8,6 +8,7 @@
 #include <boost/context/stack_traits.hpp>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <memory>
 #include <utility>
 
@@ -87,6 +88,21 @@ int shuffle_source(WarpOp op, unsigned lane, int argument, unsigned width) {
         default: return -1;
     }
     return (source >= 0 && source < 32) ? static_cast<int>(source) : -1;
+}
+
+// Two lanes of one mask waiting at different kinds of warp operation (a lane at __syncwarp cannot
+// hand a value to one at __shfl_sync): the first such pair, or nothing.
+std::optional<std::pair<unsigned, unsigned>> mixed_operations(const std::vector<WaitingThread>& threads, unsigned base,
+                                                              std::uint32_t waiting) {
+    for (unsigned lane = 0; lane < 32; ++lane) {
+        if (!(waiting & (1u << lane))) continue;
+        const WaitRequest& request = threads[base + lane].request;
+        const std::uint32_t members = (request.mask | (1u << lane)) & waiting;
+        for (unsigned other = 0; other < 32; ++other)
+            if ((members & (1u << other)) && threads[base + other].request.warp_op != request.warp_op)
+                return std::pair{base + lane, base + other};
+    }
+    return std::nullopt;
 }
 
 std::vector<unsigned> lanes_of(std::uint32_t lanes, unsigned base) {
@@ -270,6 +286,10 @@ void BlockScheduler::try_release_warp(unsigned warp) {
     }
     if ((needed & ~waiting) != 0) return;
 
+    // Lanes that meet must be at the same kind of operation; if not, they wait on, and the block
+    // ends with fail_stuck_warp's diagnosis once nothing else can run.
+    if (mixed_operations(threads_, base, waiting)) return;
+
     compute_warp_results(warp, waiting);
     for (unsigned lane = 0; lane < 32; ++lane) {
         if (waiting & (1u << lane)) {
@@ -309,6 +329,26 @@ void BlockScheduler::fail_stuck_warp() {
     for (unsigned warp = 0; warp < warp_waiting_.size(); ++warp) {
         const std::uint32_t waiting = warp_waiting_[warp];
         if (waiting == 0) continue;
+        if (const auto pair = mixed_operations(threads_, warp * 32, waiting)) {
+            const WaitRequest& mine = threads_[pair->first].request;
+            const WaitRequest& theirs = threads_[pair->second].request;
+            std::vector<unsigned> at_mine, at_theirs;
+            for (unsigned lane = 0; lane < 32; ++lane) {
+                if (!(waiting & (1u << lane))) continue;
+                const WaitRequest& request = threads_[warp * 32 + lane].request;
+                if (same_site(request.where, mine.where) && request.warp_op == mine.warp_op)
+                    at_mine.push_back(warp * 32 + lane);
+                if (same_site(request.where, theirs.where) && request.warp_op == theirs.warp_op)
+                    at_theirs.push_back(warp * 32 + lane);
+            }
+            fail(cudaErrorLaunchFailure,
+                 where_in_grid(*shape_, blockIdx) + ", warp " + std::to_string(warp) + ": " +
+                     describe_threads(at_mine, shape_->block) + " wait at " + describe_call(mine) + " while " +
+                     describe_threads(at_theirs, shape_->block) + ", named in the same mask, wait at " +
+                     describe_call(theirs) +
+                     ". The lanes a warp operation's mask names must all reach that kind of operation: call it on "
+                     "every path those lanes take, or name only the lanes that call it in the mask.");
+        }
         const WaitingThread& first = threads_[warp * 32 + static_cast<unsigned>(std::countr_zero(waiting))];
         std::vector<unsigned> at_barrier;
         for (unsigned t : block_waiters_)

@@ -83,6 +83,17 @@ void report_host_access(std::uintptr_t address, int device, Access access, std::
         } else if (allocation.site.file != nullptr && allocation.site.file[0] != '\0') {
             std::snprintf(where, sizeof where, " (allocated at %s:%d)", allocation.site.file, allocation.site.line);
         }
+        if (allocation.symbol != nullptr) {
+            // Host code named a __device__ or __constant__ variable: only kernels may use it directly.
+            length = std::snprintf(message, sizeof message,
+                                   "error: %s %s the device variable '%s' (declared at %s:%d), whose copy is on "
+                                   "device %d. Host code cannot use a __device__ or __constant__ variable directly; "
+                                   "read or write it with cudaMemcpyFromSymbol / cudaMemcpyToSymbol.\n",
+                                   code, verb, allocation.symbol,
+                                   allocation.site.file, allocation.site.line, device);
+            if (length > 0) write_all(message, std::min<std::size_t>(static_cast<std::size_t>(length), sizeof message - 1));
+            return;
+        }
         length = std::snprintf(message, sizeof message,
                                "error: %s %s device memory at %p: byte %zu of a %zu-byte cudaMalloc allocation "
                                "on device %d%s. Host code cannot read or write GPU memory; %s.\n",

@@ -77,34 +77,62 @@ void reset(const std::vector<std::size_t>& capacities) {
     detail::prepare_guard_for_this_thread();
 }
 
-void* device_alloc(int device, std::size_t bytes, Site site) {
-    DeviceTable& t = table();
-    std::lock_guard lock(t.mutex);
+namespace {
+
+void* place(DeviceTable& t, int device, std::size_t bytes, Site site, const char* symbol) {
     if (device < 0 || static_cast<std::size_t>(device) >= t.devices.size()) return nullptr;
     DeviceState& state = t.devices[static_cast<std::size_t>(device)];
     const std::optional<std::size_t> offset = state.heap.take(bytes);
     if (!offset) return nullptr;
-    Allocation allocation{device, state.base + *offset, bytes, t.next_serial++, site};
+    Allocation allocation{device, state.base + *offset, bytes, t.next_serial++, site, symbol};
     t.live.emplace(allocation.base, allocation);
-    state.bytes_in_use += bytes;
-    ++state.live;
+    if (symbol == nullptr) {
+        state.bytes_in_use += bytes;
+        ++state.live;
+    }
     return reinterpret_cast<void*>(allocation.base);
 }
 
-bool device_free(void* p) {
-    DeviceTable& t = table();
-    std::lock_guard lock(t.mutex);
+bool release(DeviceTable& t, void* p, bool symbol) {
     auto it = t.live.find(reinterpret_cast<std::uintptr_t>(p));
-    if (it == t.live.end()) return false;
+    if (it == t.live.end() || (it->second.symbol != nullptr) != symbol) return false;
     const Allocation allocation = it->second;
     t.live.erase(it);
     DeviceState& state = t.devices[static_cast<std::size_t>(allocation.device)];
     const std::size_t offset = allocation.base - state.base;
     const detail::DeviceHeap::FreeSpan span = state.heap.give_back(offset, allocation.size);
     drop_unused_pages(state.base, span, offset, detail::DeviceHeap::footprint(allocation.size));
-    state.bytes_in_use -= allocation.size;
-    --state.live;
+    if (!symbol) {
+        state.bytes_in_use -= allocation.size;
+        --state.live;
+    }
     return true;
+}
+
+}  // namespace
+
+void* device_alloc(int device, std::size_t bytes, Site site) {
+    DeviceTable& t = table();
+    std::lock_guard lock(t.mutex);
+    return place(t, device, bytes, site, nullptr);
+}
+
+bool device_free(void* p) {
+    DeviceTable& t = table();
+    std::lock_guard lock(t.mutex);
+    return release(t, p, false);
+}
+
+void* symbol_alloc(int device, std::size_t bytes, const char* name, Site declared) {
+    DeviceTable& t = table();
+    std::lock_guard lock(t.mutex);
+    return place(t, device, bytes, declared, name);
+}
+
+bool symbol_free(void* p) {
+    DeviceTable& t = table();
+    std::lock_guard lock(t.mutex);
+    return release(t, p, true);
 }
 
 std::optional<Allocation> find_device(const void* p) {
@@ -137,7 +165,8 @@ std::vector<Allocation> allocations() {
     {
         std::lock_guard lock(t.mutex);
         result.reserve(t.live.size());
-        for (const auto& [base, allocation] : t.live) result.push_back(allocation);
+        for (const auto& [base, allocation] : t.live)
+            if (allocation.symbol == nullptr) result.push_back(allocation);
     }
     std::sort(result.begin(), result.end(),
               [](const Allocation& a, const Allocation& b) { return a.serial < b.serial; });

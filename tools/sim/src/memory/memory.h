@@ -24,7 +24,8 @@ struct Allocation {
     std::uintptr_t base = 0;
     std::size_t size = 0;
     std::uint64_t serial = 0;     // 1, 2, ... in allocation order since reset
-    Site site;                    // where cudaMalloc was called
+    Site site;                    // where cudaMalloc was called, or where the variable was declared
+    const char* symbol = nullptr; // a device's copy of this __device__ / __constant__ variable
 };
 
 struct HostRange {
@@ -42,11 +43,18 @@ void* device_alloc(int device, std::size_t bytes, Site site);
 // false when p is not the base of a live device allocation.
 bool device_free(void* p);
 
+// A device's copy of a __device__ or __constant__ variable: placed in the device's memory like
+// an allocation, but loaded with the program rather than allocated by it, so it is in no count
+// of the program's allocations (allocations(), live_allocations, bytes_in_use) and device_free
+// refuses it.
+void* symbol_alloc(int device, std::size_t bytes, const char* name, Site declared);
+bool symbol_free(void* p);
+
 std::optional<Allocation> find_device(const void* p);   // the allocation containing p
 int device_of(const void* p);                             // owner of the reserved range, -1 if none
 std::size_t bytes_in_use(int device);
 std::size_t live_allocations(int device);
-std::vector<Allocation> allocations();                    // every live one, by serial
+std::vector<Allocation> allocations();                    // every live one, by serial (no symbols)
 
 void* host_alloc(std::size_t bytes, unsigned flags);      // page-locked (modelled) host memory
 bool host_free(void* p);                                  // false when p was not from host_alloc

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "comm_state.h"
+#include "mgpu/sim/float_formats.h"
 #include "nccl.h"
 
 namespace mgpu::sim::nccl {
@@ -18,16 +19,16 @@ const char* op_name(ncclRedOp_t op);           // "ncclSum", or "premulsum" for 
 bool is_floating(ncclDataType_t type);
 bool is_signed_integer(ncclDataType_t type);
 
-// IEEE binary16, bfloat16 and the two OCP 8-bit formats, rounded to nearest even. The 8-bit
-// formats saturate to their largest finite value, as CUDA's conversions with satfinite do.
-float half_to_float(std::uint16_t bits);
-std::uint16_t float_to_half(float value);
-float bfloat16_to_float(std::uint16_t bits);
-std::uint16_t float_to_bfloat16(float value);
-float e4m3_to_float(std::uint8_t bits);
-std::uint8_t float_to_e4m3(float value);
-float e5m2_to_float(std::uint8_t bits);
-std::uint8_t float_to_e5m2(float value);
+// IEEE binary16, bfloat16 and the two OCP 8-bit formats, rounded to nearest even: the
+// conversions cuda_fp16.h and cuda_bf16.h use too (mgpu/sim/float_formats.h).
+using formats::bfloat16_to_float;
+using formats::e4m3_to_float;
+using formats::e5m2_to_float;
+using formats::float_to_e4m3;
+using formats::float_to_e5m2;
+using formats::half_to_float;
+inline std::uint16_t float_to_half(float value) { return formats::float_to_half(value); }
+inline std::uint16_t float_to_bfloat16(float value) { return formats::float_to_bfloat16(value); }
 
 // The value of one element of `type` at p (a pre-multiplication scalar).
 double element_value(const void* p, ncclDataType_t type);

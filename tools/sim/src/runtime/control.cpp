@@ -6,6 +6,7 @@
 #include "mgpu/sim/control.h"
 #include "runtime_state.h"
 #include "scheduler.h"
+#include "symbols.h"
 #include "run_report.h"
 #include "trace_export.h"
 
@@ -52,6 +53,7 @@ void reset_machine(const Options& options) {
         capacities.push_back(r.machine.devices[d].free_mem);
     }
     mem::reset(capacities);
+    forget_symbols();
     r.trace.clear();
     r.next_api_seq = 1;
     r.host_clocks.clear();

@@ -1,6 +1,7 @@
 // cudaMemcpy*, cudaMemset* and cudaMemcpyPeer*: validation, ordering and when the host waits
 // (the "Streams and synchronisation" rows of cuda-facts.md and CUDA's API sync behaviour).
 #include "api_call.h"
+#include "copy_call.h"
 #include "copy_plan.h"
 #include "cuda_runtime_api.h"
 
@@ -14,7 +15,11 @@ namespace {
 // same sizes stages them too, then waits for the copy.
 constexpr std::size_t kStagedPageableLimit = 1u << 20;
 
-const char* kind_name(int kind) {
+}  // namespace
+
+namespace mgpu::sim::rt {
+
+const char* memcpy_kind_name(int kind) {
     switch (kind) {
     case cudaMemcpyHostToHost: return "cudaMemcpyHostToHost";
     case cudaMemcpyHostToDevice: return "cudaMemcpyHostToDevice";
@@ -24,6 +29,10 @@ const char* kind_name(int kind) {
     default: return "invalid";
     }
 }
+
+}  // namespace mgpu::sim::rt
+
+namespace {
 
 // The ends of a copy as its kind declares them, checked against where the pointers really are.
 cudaError_t copy_ends(void* dst, const void* src, std::size_t count, int kind, CopyEnd& from, CopyEnd& to) {
@@ -45,14 +54,12 @@ void wait_for(ApiCall& call, const Enqueued& op) {
     call.wait_until(op.end_us + runtime().machine.cost.copy_return_us);
 }
 
-cudaError_t memcpy_call(const char* name, void* dst, const void* src, size_t count, cudaMemcpyKind kind,
-                        cudaStream_t stream, bool async, bool per_thread_default, Site site) {
-    ApiCall call(name, site, HostCost::Copy);
-    call.arg("dst", dst).arg("src", src).arg("count", static_cast<long long>(count));
-    call.arg_named("kind", kind, kind_name(kind));
-    if (async) call.arg_stream("stream", stream, per_thread_default);
-    else call.on_stream(nullptr, per_thread_default);
+}  // namespace
 
+namespace mgpu::sim::rt {
+
+cudaError_t finish_memcpy_call(ApiCall& call, const char* name, void* dst, const void* src, size_t count,
+                               cudaMemcpyKind kind, cudaStream_t stream, bool async, bool per_thread_default) {
     const int device = current_device();
     if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
     if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return call.done(cudaErrorInvalidMemcpyDirection);
@@ -99,6 +106,20 @@ cudaError_t memcpy_call(const char* name, void* dst, const void* src, size_t cou
         call.wait_until(call.begin_us() + cost.d2d_memcpy_call_us);
     }
     return call.done(cudaSuccess);
+}
+
+}  // namespace mgpu::sim::rt
+
+namespace {
+
+cudaError_t memcpy_call(const char* name, void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                        cudaStream_t stream, bool async, bool per_thread_default, Site site) {
+    ApiCall call(name, site, HostCost::Copy);
+    call.arg("dst", dst).arg("src", src).arg("count", static_cast<long long>(count));
+    call.arg_named("kind", kind, memcpy_kind_name(kind));
+    if (async) call.arg_stream("stream", stream, per_thread_default);
+    else call.on_stream(nullptr, per_thread_default);
+    return finish_memcpy_call(call, name, dst, src, count, kind, stream, async, per_thread_default);
 }
 
 cudaError_t memset_call(const char* name, void* devPtr, int value, size_t count, cudaStream_t stream, bool async,

@@ -12,6 +12,7 @@
 #include "memory/memory.h"
 #include "mgpu/sim/kernel_submit.h"
 #include "scheduler.h"
+#include "symbols.h"
 
 using mgpu::sim::KernelFault;
 using mgpu::sim::KernelLaunch;
@@ -26,6 +27,9 @@ std::string describe_launch(const KernelLaunch& launch, int device) {
 }
 
 std::string describe_allocation(const mem::Allocation& allocation) {
+    if (allocation.symbol != nullptr)
+        return "device " + std::to_string(allocation.device) + "'s copy of the variable '" + allocation.symbol +
+               "' declared at " + where(allocation.site);
     return "the " + std::to_string(allocation.size) + "-byte allocation made by cudaMalloc at " +
            where(allocation.site) + " on device " + std::to_string(allocation.device);
 }
@@ -291,6 +295,7 @@ cudaError_t launch_kernel(KernelLaunch&& launch, bool per_thread_default) {
         }
         std::optional<KernelFault> kernel_fault;
         std::string escaped;
+        const SymbolGrid symbols(device);
         mem::Violation violation;
         const bool clean = mem::run_guarded(
             open_devices,

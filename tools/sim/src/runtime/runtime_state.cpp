@@ -5,6 +5,7 @@
 
 #include "memory/memory.h"
 #include "scheduler.h"
+#include "symbols.h"
 
 namespace mgpu::sim::rt {
 
@@ -175,6 +176,7 @@ void reset_device_context(int device) {
     run_device(device);
     for (const mem::Allocation& allocation : mem::allocations())
         if (allocation.device == device) mem::device_free(reinterpret_cast<void*>(allocation.base));
+    unload_symbols(device);
     for (auto it = r.streams.begin(); it != r.streams.end();) {
         if (it->second->device != device) {
             ++it;

@@ -4,8 +4,9 @@
 // cuda_runtime.h first in every .cu file.
 //
 // What each qualifier becomes here:
-//   __global__, __device__, __host__, __constant__, __managed__  nothing: every function and
-//       variable is an ordinary host one.
+//   __global__, __device__, __host__, __constant__, __managed__  nothing: every function is an
+//       ordinary host one. cu2cpp rewrites __device__ and __constant__ variables at namespace
+//       scope into one copy per device (device_symbol.h).
 //   __shared__  static. A static variable is shared by every thread of every block of every
 //       grid, and that is exactly one block's shared memory here: the blocks of a grid run one
 //       after another and grids never overlap, so no two blocks use it at the same time.
@@ -38,6 +39,7 @@
 #include "mgpu/sim/block_execution.h"
 #include "mgpu/sim/device_atomics.h"
 #include "mgpu/sim/device_intrinsics.h"
+#include "mgpu/sim/device_symbol.h"
 #include "mgpu/sim/device_sync.h"
 #include "mgpu/sim/kernel_launch.h"
 #include "mgpu/sim/types.h"

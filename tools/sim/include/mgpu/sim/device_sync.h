@@ -28,6 +28,13 @@ std::uint64_t to_lane_bits(const T& value) {
     return bits;
 }
 
+// Built from ballots and shuffles, so that the lanes meet at every step as on a GPU: the lanes of
+// `mask` whose `bits` equal the caller's (__match_any_sync); and the reductions of
+// __reduce_*_sync over the 32-bit values of the lanes of `mask`.
+unsigned match_lanes(unsigned mask, std::uint64_t bits, const std::source_location& where);
+enum class WarpReduction : unsigned char { Add, Min, Max, SignedMin, SignedMax, And, Or, Xor };
+unsigned reduce_lanes(unsigned mask, unsigned value, WarpReduction reduction, const std::source_location& where);
+
 template <class T>
 T from_lane_bits(std::uint64_t bits) {
     T value;
@@ -94,6 +101,36 @@ template <class T>
     using namespace ::mgpu::sim::kernel;
     return static_cast<int>(wait_at_warp_op(WarpOp::All, mask, predicate != 0, 0, 32, where));
 }
+template <class T>
+inline unsigned __match_any_sync(unsigned mask, T value, std::source_location where = std::source_location::current()) {
+    using namespace ::mgpu::sim::kernel;
+    return match_lanes(mask, to_lane_bits(value), where);
+}
+// `mask` when every lane of it holds the same value (and *pred = 1), else 0 (and *pred = 0).
+template <class T>
+inline unsigned __match_all_sync(unsigned mask, T value, int* pred,
+                                 std::source_location where = std::source_location::current()) {
+    using namespace ::mgpu::sim::kernel;
+    const unsigned present = static_cast<unsigned>(wait_at_warp_op(WarpOp::Ballot, mask, 1, 0, 32, where));
+    const bool all = match_lanes(mask, to_lane_bits(value), where) == present;
+    *pred = all ? 1 : 0;
+    return all ? mask : 0u;
+}
+#define MGPU_WARP_REDUCE_(name, type, reduction)                                                                \
+    inline type name(unsigned mask, type value, std::source_location where = std::source_location::current()) { \
+        using namespace ::mgpu::sim::kernel;                                                                    \
+        return static_cast<type>(reduce_lanes(mask, static_cast<unsigned>(value), reduction, where));           \
+    }
+MGPU_WARP_REDUCE_(__reduce_add_sync, unsigned, WarpReduction::Add)
+MGPU_WARP_REDUCE_(__reduce_add_sync, int, WarpReduction::Add)
+MGPU_WARP_REDUCE_(__reduce_min_sync, unsigned, WarpReduction::Min)
+MGPU_WARP_REDUCE_(__reduce_min_sync, int, WarpReduction::SignedMin)
+MGPU_WARP_REDUCE_(__reduce_max_sync, unsigned, WarpReduction::Max)
+MGPU_WARP_REDUCE_(__reduce_max_sync, int, WarpReduction::SignedMax)
+MGPU_WARP_REDUCE_(__reduce_and_sync, unsigned, WarpReduction::And)
+MGPU_WARP_REDUCE_(__reduce_or_sync, unsigned, WarpReduction::Or)
+MGPU_WARP_REDUCE_(__reduce_xor_sync, unsigned, WarpReduction::Xor)
+#undef MGPU_WARP_REDUCE_
 inline unsigned __activemask() { return ::mgpu::sim::kernel::active_lanes(); }
 
 // One thread runs at a time and nothing is reordered across a call into the scheduler, so a
