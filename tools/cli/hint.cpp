@@ -2,6 +2,7 @@
 // nudge towards the lesson's section, to the API to use, to the shape of the code; the progress file
 // remembers how many were shown, so that the student decides how much help to take.
 #include <iostream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -52,6 +53,33 @@ const TodoHints* find_todo(const std::vector<TodoHints>& todos, const std::strin
     return first;
 }
 
+// Hints are stored as paragraphs; the terminal gets them in lines of at most `width` columns, each
+// continuation indented as the line it continues (so that "- " lists stay lists).
+std::string wrapped(const std::string& text, std::size_t width = 100) {
+    std::string out;
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const std::size_t indent = line.find_first_not_of(' ') == std::string::npos ? 0 : line.find_first_not_of(' ');
+        const std::size_t hanging = indent + (line.compare(indent, 2, "- ") == 0 ? 2 : 0);
+        std::string current = line.substr(0, indent);
+        std::istringstream words(line.substr(indent));
+        std::string word;
+        bool first = true;
+        while (words >> word) {
+            if (!first && current.size() + 1 + word.size() > width) {
+                out += current + "\n";
+                current = std::string(hanging, ' ') + word;
+            } else {
+                current += (first ? "" : " ") + word;
+            }
+            first = false;
+        }
+        out += current + "\n";
+    }
+    return out;
+}
+
 int hint(const Kit& kit, const ParsedArgs& args) {
     if (args.positionals.empty()) throw UsageError("say which lesson's hints you want, e.g. tools/mgpu hint 1");
     const LessonFiles lesson = lesson_files(kit, lesson_argument(args.positionals[0]));
@@ -85,7 +113,7 @@ int hint(const Kit& kit, const ParsedArgs& args) {
     for (int i = 0; i < shown; ++i) {
         const bool newest = i == shown - 1 && more;
         std::cout << "\n" << (newest ? "Hint " : "(hint ") << i + 1 << " of " << total << (newest ? ":" : ")") << "\n"
-                  << todo->hints[static_cast<std::size_t>(i)] << "\n";
+                  << wrapped(todo->hints[static_cast<std::size_t>(i)]);
     }
     std::cout << "\n";
     if (shown < total)

@@ -3,6 +3,7 @@
 // input, so a script can take the quiz too; the result is kept for `list`.
 #include <iostream>
 #include <string>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -81,6 +82,7 @@ int quiz(const Kit& kit, const ParsedArgs& args) {
                           << ": the input ended. Nothing was recorded; run tools/mgpu quiz " << n << " again.\n";
                 return kExitSetupProblem;
             }
+            if (!::isatty(STDIN_FILENO)) std::cout << line << "\n";  // a scripted answer shows in the transcript
             answer = chosen(line, question.choices.size());
             if (!answer)
                 std::cout << "'" << line << "' is not one of the letters a to " << letter(question.choices.size() - 1) << ".\n";
