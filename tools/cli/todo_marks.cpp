@@ -6,7 +6,8 @@
 namespace mgpu::cli {
 
 std::vector<std::string> todo_marks(const std::string& text) {
-    static const std::regex mark(R"(TODO\(([0-9]+[a-z]?)\))");
+    // Only a TODO that opens a comment is a mark: the file's header names them in prose too.
+    static const std::regex mark(R"(//[ \t]*TODO\(([0-9]+[a-z]?)\))");
     std::vector<std::string> ids;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), mark); it != std::sregex_iterator(); ++it) {
         std::string id = (*it)[1];

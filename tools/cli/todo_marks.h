@@ -9,7 +9,8 @@
 
 namespace mgpu::cli {
 
-// The ids of the TODO(id) marks in `text` ("1", "5a"), each once, in the order they first appear.
+// The ids of the TODO(id) marks in `text` ("1", "5a"), each once, in the order they first appear. A mark
+// opens a comment ("// TODO(3) ..."); a TODO(n) named inside a sentence is not one.
 std::vector<std::string> todo_marks(const std::string& text);
 
 struct TodoProgress {
