@@ -290,3 +290,38 @@ TEST_CASE("watch waits on inotify, not on a timer, and stops cleanly on Ctrl-C")
     CHECK(WEXITSTATUS(status) == 0);
     CHECK(contains(text_of(output), "Stopped watching lesson 1."));
 }
+
+TEST_CASE("watch --once-after-change checks the lesson after a save and exits with check's code") {
+    // The copy has no rubric, so the check it runs fails at once with the checker's own exit code 4:
+    // what is tested here is that the save is seen and the check is run and reported.
+    KitCopy kit;
+    const fs::path output = kit.root / "watch.out";
+    const pid_t watcher = ::fork();
+    REQUIRE(watcher >= 0);
+    if (watcher == 0) {
+        const std::string command = "exec '" MGPU_CLI_EXE "' --kit-root '" + kit.root.string() +
+                                    "' watch 1 --once-after-change --no-clear >'" + output.string() + "' 2>&1 </dev/null";
+        ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    for (int i = 0; i < 100 && !contains(text_of(output), "Watching"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Saved the way editors do: a new file renamed over the old one.
+    const fs::path saved = kit.root / "exercises" / "01-devices" / "devices.cu.swp";
+    std::ofstream(saved) << text_of(kit.lesson1_file()) << "// saved\n";
+    fs::rename(saved, kit.lesson1_file());
+    int status = 0;
+    pid_t ended = 0;
+    for (int i = 0; i < 600 && ended == 0; ++i) {
+        ended = ::waitpid(watcher, &status, WNOHANG);
+        if (ended == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (ended == 0) {
+        ::kill(watcher, SIGKILL);
+        ::waitpid(watcher, &status, 0);
+        FAIL("watch did not check after the save: " << text_of(output));
+    }
+    CHECK(contains(text_of(output), "tools/mgpu check 1"));
+    CHECK(contains(text_of(output), "The checker could not run"));
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 4);
+}
