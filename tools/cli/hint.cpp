@@ -1,6 +1,7 @@
 // `hint N [TODO]`: the hints of lessons/NN-*/hints.json, one more per call. Each TODO's hints go from a
 // nudge towards the lesson's section, to the API to use, to the shape of the code; the progress file
 // remembers how many were shown, so that the student decides how much help to take.
+#include <cctype>
 #include <iostream>
 #include <sstream>
 

@@ -1,7 +1,9 @@
 // `quiz N`: the lesson's quick check (lessons/NN-*/quiz.json, made from the README's "Quick check"
 // section) as multiple-choice questions in the terminal. Answers are read line by line from standard
 // input, so a script can take the quiz too; the result is kept for `list`.
+#include <cctype>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <unistd.h>
 

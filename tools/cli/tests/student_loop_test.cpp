@@ -2,6 +2,7 @@
 // lesson folders, so that the tests write their progress and edits there and not into the kit.
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -324,4 +325,26 @@ TEST_CASE("watch --once-after-change checks the lesson after a save and exits wi
     CHECK(contains(text_of(output), "The checker could not run"));
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 4);
+}
+
+TEST_CASE("each quiz has one question per question of its lesson's Quick check section") {
+    Kit kit{kSourceRoot, ""};
+    for (int number : kit_lessons(kit)) {
+        CAPTURE(number);
+        const LessonFiles lesson = lesson_files(kit, number);
+        std::istringstream readme(text_of(lesson.lesson_folder / "README.md"));
+        std::string line;
+        bool in_quick_check = false;
+        int in_text = 0;
+        while (std::getline(readme, line)) {
+            if (line.rfind("## ", 0) == 0) in_quick_check = contains(line, "Quick check");
+            else if (in_quick_check && !line.empty() && std::isdigit(static_cast<unsigned char>(line[0])) && contains(line, ". "))
+                ++in_text;
+        }
+        const std::string quiz = text_of(lesson.lesson_folder / "quiz.json");
+        int in_quiz = 0;
+        for (std::size_t at = quiz.find("\"question\":"); at != std::string::npos; at = quiz.find("\"question\":", at + 1)) ++in_quiz;
+        CHECK(in_text > 0);
+        CHECK(in_quiz == in_text);
+    }
 }
