@@ -14,6 +14,7 @@
 #include "lesson_files.h"
 #include "process.h"
 #include "progress.h"
+#include "watch_screen.h"
 
 namespace mgpu::cli {
 
@@ -93,11 +94,11 @@ int lesson_to_watch(const Kit& kit, const ParsedArgs& args) {
 ExitStatus run_check(const Kit& kit, const LessonFiles& lesson, bool clear_screen) {
     if (clear_screen) std::cout << "\033[H\033[2J" << std::flush;
     std::cout << "tools/mgpu check " << lesson.number << "   (" << utc_now_iso() << ")\n" << std::flush;
-    const ExitStatus status = run_process({"/proc/self/exe", "--kit-root", kit.root.string(), "check", std::to_string(lesson.number)});
-    const Progress progress = Progress::load(progress_file(kit));
-    auto found = progress.lessons.find(lesson.number);
-    if (found != progress.lessons.end() && found->second.last_check && !found->second.last_check->first_failure.empty())
-        std::cout << "\nFirst failing check: " << found->second.last_check->first_failure << "\n";
+    fs::create_directories(state_folder(kit));
+    const fs::path report = state_folder(kit) / "watch-report.txt";
+    const ExitStatus status = run_process({"/proc/self/exe", "--kit-root", kit.root.string(), "check", std::to_string(lesson.number)},
+                                          SpawnOptions{.output_file = report});
+    std::cout << first_screen(read_text(report), lesson.number) << std::flush;
     return status;
 }
 
@@ -137,8 +138,8 @@ const Command watch_command = {
         .usage = "watch [LESSON] [--once-after-change] [--no-clear]",
         .summary = "Checks the lesson again at every save of your file, until Ctrl-C.",
         .description = "Runs `tools/mgpu check LESSON`, then waits for you to save one of the lesson's files and runs\n"
-                       "it again, clearing the screen between runs; after the score table it names the first failing\n"
-                       "check. Saves are seen through Linux's inotify, so waiting costs nothing. Without LESSON it\n"
+                       "it again, clearing the screen between runs, and shows the score table and the first failing\n"
+                       "check (`check` shows them all). Saves are seen through Linux's inotify, so waiting costs nothing. Without LESSON it\n"
                        "watches the first lesson that has no full marks yet (see tools/mgpu list).",
         .options =
             {

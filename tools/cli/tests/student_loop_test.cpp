@@ -18,6 +18,7 @@
 #include "lesson_files.h"
 #include "progress.h"
 #include "todo_marks.h"
+#include "watch_screen.h"
 
 using namespace mgpu::cli;
 namespace fs = std::filesystem;
@@ -347,4 +348,34 @@ TEST_CASE("each quiz has one question per question of its lesson's Quick check s
         CHECK(in_text > 0);
         CHECK(in_quiz == in_text);
     }
+}
+
+TEST_CASE("watch shows the score table and only the first failed check of check's report") {
+    const std::string report =
+        "Lesson 1: Device enumeration and selection  (exercises/01-devices/devices.cu)\n\n"
+        "  criterion               points          checks\n"
+        "  counting                0 / 15          0 of 6 passed\n"
+        "  total                   0 / 100\n\n"
+        "What to fix\n"
+        "counting: 6 of 6 checks failed; read lessons/01-devices/README.md section 1.2 (Counting devices)\n"
+        "  x with no driver count_devices gives 0  [none]\n"
+        "      count_devices() returns the number of usable devices\n"
+        "        expected: 0\n"
+        "        observed: -1\n"
+        "  x the second failure  [h200]\n"
+        "        expected: 1\n"
+        "threads: 3 of 3 checks failed; read section 1.11\n"
+        "  x a third failure\n\n"
+        "Score 0 / 100  (seed 5; repeat this run with --seed 5)\n"
+        "0 passed, 30 failed\n";
+    const std::string screen = first_screen(report, 1);
+    CHECK(contains(screen, "  counting                0 / 15"));
+    CHECK(contains(screen, "What to fix first\ncounting: 6 of 6 checks failed; read lessons/01-devices/README.md section 1.2"));
+    CHECK(contains(screen, "        observed: -1\n(tools/mgpu check 1 shows every failed check)"));
+    CHECK_FALSE(contains(screen, "the second failure"));
+    CHECK_FALSE(contains(screen, "a third failure"));
+    CHECK(contains(screen, "Score 0 / 100"));
+    // Nothing failed, or the code did not build: the whole report.
+    CHECK(first_screen("Score 100 / 100\n", 1) == "Score 100 / 100\n");
+    CHECK(first_screen("Could not be built\nerror: x\n", 1) == "Could not be built\nerror: x\n");
 }
