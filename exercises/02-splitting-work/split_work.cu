@@ -1,5 +1,7 @@
 // Lesson 2, splitting work across GPUs: write the bodies marked TODO(1) to TODO(6).
-// Each TODO names the section of lessons/02-splitting-work/README.md that teaches it.
+// Each TODO says what to write and names the section of lessons/02-splitting-work/README.md that teaches it;
+// the header states each function's contract. Stuck? tools/mgpu hint 2 [TODO] gives hints one
+// at a time, from a nudge to the shape of the code.
 //   tools/mgpu run 2     builds this file with main.cu and shows what works so far
 //   tools/mgpu check 2   grades it on several simulated machines
 // Every body compiles as given and returns a harmless default until you write it.
@@ -66,29 +68,24 @@ constexpr unsigned max_blocks = 65536;
 
 std::vector<Share> plan_even_split(std::size_t n, int parts)
 {
-    // TODO(1) (lesson 2, section 2.2): `parts` shares in order from element 0. Each gets n / parts
-    // elements and the first n % parts shares one more; each share's first is where the previous one
-    // ended. parts <= 0 gives an empty plan. Check n = 0, n = 1 and n < parts on paper first.
+    // TODO(1) (lesson 2, section 2.2; contract: Task 1 in split_work.h): `parts` shares of n
+    // elements, as even as they can be, in order from element 0.
     (void)n, (void)parts;   // delete this line once you use them
     return {};
 }
 
 std::vector<Share> plan_weighted_split(std::size_t n, const std::vector<double>& weights)
 {
-    // TODO(2) (lesson 2, section 2.3): one share per weight, in order from element 0. Share i's ideal
-    // size is n * weights[i] / (sum of weights). Give each share the whole part of its ideal, then hand
-    // the elements still missing out one each to the shares with the largest fractional parts, so that
-    // the counts add up to n exactly. A weight of 0 gets nothing. Return an empty plan for no weights,
-    // a negative weight, or weights that add up to 0.
+    // TODO(2) (lesson 2, section 2.3; contract: Task 2 in split_work.h): shares in proportion to
+    // the weights that add up to exactly n (largest-remainder method).
     (void)n, (void)weights;   // delete this line once you use them
     return {};
 }
 
 float* allocate_host_buffer(std::size_t n)
 {
-    // TODO(3) (lesson 2, section 2.6): allocate n floats of page-locked host memory with cudaMallocHost.
-    // n = 0 gives nullptr. When the allocation fails, clear the error with cudaGetLastError() and return
-    // nullptr.
+    // TODO(3) (lesson 2, section 2.6; contract: Task 3 in split_work.h): n floats of page-locked
+    // host memory, and giving them back.
     (void)n;   // delete this line once you use it
     return nullptr;
 }
@@ -102,37 +99,19 @@ void free_host_buffer(float* buffer)
 cudaError_t scale_on_devices(float* out, const float* in, float factor, const std::vector<Share>& plan,
                              std::vector<float>* device_ms)
 {
-    // TODO(4) (lesson 2, sections 2.4 and 2.5): one host thread drives every device.
-    // - Give up with cudaErrorInvalidValue when plan.size() is larger than cudaGetDeviceCount's count.
-    //   Skip empty shares entirely (a kernel of 0 blocks is an invalid launch).
-    // - Remember the caller's device (CurrentDeviceGuard does it) and give it back at the end.
-    // - First pass, for each share d: cudaSetDevice(d), then its stream (cudaStreamCreateWithFlags with
-    //   cudaStreamNonBlocking) and its device buffer (cudaMalloc of count floats).
-    // - Second pass, for each share d: cudaSetDevice(d), then on d's stream:
-    //     cudaMemcpyAsync(buffer, in + first, bytes, cudaMemcpyHostToDevice, stream);
-    //     scale_kernel<<<blocks_for(count), threads_per_block, 0, stream>>>(buffer, count, factor);
-    //     cudaGetLastError();
-    //     cudaMemcpyAsync(out + first, buffer, bytes, cudaMemcpyDeviceToHost, stream);
-    //   Nothing in this pass may wait: no cudaMemcpy, no synchronisation.
-    // - Third pass: cudaStreamSynchronize each stream. Then free each buffer and destroy each stream
-    //   with its device current, on every path, also after an error (section 2.9).
-    // TODO(6) (lesson 2, section 2.8), in the same function once TODO(4) works: when device_ms is not
-    // null, resize it to plan.size() (0 for empty shares), create two events per device with that
-    // device current, record one on d's stream before the input copy and one after the output copy,
-    // and after the stream's synchronisation read cudaEventElapsedTime into (*device_ms)[d].
-    // Destroy the events with the rest.
+    // TODO(4) (lesson 2, sections 2.4 and 2.5; contract: Task 4 in split_work.h): out = factor *
+    // in, each share of the plan on its own device, every device working at the same time, driven
+    // from this one thread.
+    // TODO(6) (lesson 2, section 2.8; contract: Task 6 in split_work.h), inside scale_on_devices:
+    // each device's time for its share when device_ms is given. Add it once TODO(4) works.
     (void)out, (void)in, (void)factor, (void)plan, (void)device_ms;   // delete once you use them
     return cudaErrorNotSupported;
 }
 
 cudaError_t scale_with_threads(float* out, const float* in, float factor, const std::vector<Share>& plan)
 {
-    // TODO(5) (lesson 2, section 2.7): the same result as TODO(4) with one std::thread per non-empty
-    // share (or an OpenMP parallel loop). Thread d calls cudaSetDevice(d) first: a new thread starts on
-    // device 0. It then makes its stream and buffer, queues the round trip as in TODO(4), waits with
-    // cudaStreamSynchronize (that holds up only this thread), and frees what it made. Start every
-    // thread before joining any; store each thread's status in its own slot of a vector and return the
-    // first error. The caller's thread never changes its current device.
+    // TODO(5) (lesson 2, section 2.7; contract: Task 5 in split_work.h): the same result as TODO(4)
+    // with one host thread per non-empty share.
     (void)out, (void)in, (void)factor, (void)plan;   // delete this line once you use them
     return cudaErrorNotSupported;
 }

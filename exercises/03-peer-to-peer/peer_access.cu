@@ -1,5 +1,7 @@
 // Lesson 3, peer-to-peer memory access: write the bodies marked TODO(1) to TODO(7).
-// Each TODO names the section of lessons/03-peer-to-peer/README.md that teaches it.
+// Each TODO says what to write and names the section of lessons/03-peer-to-peer/README.md that teaches it;
+// the header states each function's contract. Stuck? tools/mgpu hint 3 [TODO] gives hints one
+// at a time, from a nudge to the shape of the code.
 //   tools/mgpu run 3     builds this file with main.cu and shows what works so far
 //   tools/mgpu check 3   grades it on several simulated machines
 // Every body compiles as given and returns a harmless default until you write it.
@@ -71,10 +73,8 @@ constexpr unsigned max_blocks = 65536;
 // dst[i] = factor * src[i] for every i < n, whatever the grid size.
 [[maybe_unused]] __global__ void scale_kernel(float* dst, const float* src, std::size_t n, float factor)
 {
-    // TODO(5a) (lesson 3, section 3.8): a grid-stride loop, as in lesson 2: start at this thread's
-    // global index, step by the number of threads in the whole grid, stop at n, and write
-    // dst[i] = factor * src[i]. Compute the index in std::size_t (cast blockIdx.x before multiplying):
-    // unsigned int arithmetic wraps around past 4 Gi elements.
+    // TODO(5a) (lesson 3, section 3.8): the kernel that scale_from_peer and the pipelined version
+    // launch: dst[i] = factor * src[i] for every i < n, whatever the size of the grid.
     (void)dst, (void)src, (void)n, (void)factor;   // delete this line once you use them
 }
 
@@ -82,44 +82,31 @@ constexpr unsigned max_blocks = 65536;
 
 bool can_reach(int from, int to)
 {
-    // TODO(1) (lesson 3, section 3.4): ask the runtime with cudaDeviceCanAccessPeer(&answer, from, to).
-    // - The same device is never its own peer: answer false without asking.
-    // - Ids that are not devices make the call fail (101). Answer false, and clear that error with
-    //   cudaGetLastError() so that it is not left behind for the caller to trip over.
+    // TODO(1) (lesson 3, section 3.4; contract: Task 1 in peer_access.h): whether kernels on `from`
+    // can reach memory on `to`, with no error left behind for any pair of ids.
     (void)from, (void)to;   // delete this line once you use them
     return false;
 }
 
 cudaError_t open_peer_access(int from, int to)
 {
-    // TODO(2) (lesson 3, sections 3.5 and 3.6): open ONE direction: kernels on `from` may then use
-    // memory on `to`.
-    // - Check first with can_reach; when it says no, return cudaErrorPeerAccessUnsupported (217)
-    //   without calling cudaDeviceEnablePeerAccess at all.
-    // - Enabling works on the CURRENT device: make `from` current, call cudaDeviceEnablePeerAccess(to, 0).
-    //   Give the caller back their current device before returning, on every path
-    //   (a CurrentDeviceGuard at the top of the function does that for you).
-    // - 704 (cudaErrorPeerAccessAlreadyEnabled) means it is already open: treat it as success and
-    //   clear it with cudaGetLastError(), because the runtime keeps it as the last error.
-    // - Remember each direction you opened in opened_directions(); TODO(7) closes them.
+    // TODO(2) (lesson 3, sections 3.5 and 3.6; contract: Task 2 in peer_access.h): open the one
+    // direction from -> to, or say with 217 why it cannot be opened.
     (void)from, (void)to;   // delete this line once you use them
     return cudaErrorNotSupported;
 }
 
 int open_all_peer_access()
 {
-    // TODO(3) (lesson 3, section 3.5): for every ordered pair (from, to) of the cudaGetDeviceCount
-    // devices, open the direction with open_peer_access when can_reach says it can peer.
-    // Count the directions that are open afterwards (already open counts too) and return the count.
+    // TODO(3) (lesson 3, section 3.5; contract: Task 3 in peer_access.h): open every direction the
+    // machine allows and count the open ones.
     return 0;
 }
 
 cudaError_t copy_between_devices(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes)
 {
-    // TODO(4) (lesson 3, sections 3.7 and 3.9): one cudaMemcpyPeer(dst, dst_device, src, src_device, bytes).
-    // It is correct whether or not the pair can peer. It may return before the copy has finished, so
-    // wait for it (cudaDeviceSynchronize with dst_device current, then restore the caller's device).
-    // Copying 0 bytes is a success.
+    // TODO(4) (lesson 3, sections 3.7 and 3.9; contract: Task 4 in peer_access.h): copy `bytes`
+    // from src on one device to dst on another, finished when the function returns.
     (void)dst, (void)dst_device, (void)src, (void)src_device, (void)bytes;   // delete once used
     return cudaErrorNotSupported;
 }
@@ -127,16 +114,9 @@ cudaError_t copy_between_devices(void* dst, int dst_device, const void* src, int
 cudaError_t scale_from_peer(float* dst, int dst_device, const float* src, int src_device, std::size_t n,
                             float factor)
 {
-    // TODO(5) (lesson 3, sections 3.8 and 3.9): dst[i] = factor * src[i], computed on dst_device.
-    // - First write scale_kernel above (TODO(5a)).
-    // - Make dst_device current (and restore the caller's device at the end).
-    // - If access from dst_device to src_device is open (in opened_directions()), or both are the same
-    //   device, launch scale_kernel<<<blocks_for(n), threads_per_block>>> on src directly: the kernel
-    //   reads across the link.
-    // - Otherwise reading src from a kernel on dst_device faults (700). Copy src into dst itself with
-    //   copy_between_devices (dst is on dst_device and holds n floats), then scale dst in place:
-    //   scale_kernel<<<...>>>(dst, dst, n, factor). No buffer to allocate, none to free.
-    // - Check the launch with cudaGetLastError(), wait with cudaDeviceSynchronize(). n == 0 does nothing.
+    // TODO(5) (lesson 3, sections 3.8 and 3.9; contract: Task 5 in peer_access.h): dst = factor *
+    // src computed on dst_device, whether or not it may read src_device's memory. Write
+    // scale_kernel (TODO(5a)) first.
     (void)dst, (void)dst_device, (void)src, (void)src_device, (void)n, (void)factor;   // delete once used
     return cudaErrorNotSupported;
 }
@@ -144,21 +124,8 @@ cudaError_t scale_from_peer(float* dst, int dst_device, const float* src, int sr
 cudaError_t pipelined_scale(float* dst, int dst_device, const float* src, int src_device, std::size_t n,
                             std::size_t chunk, float factor)
 {
-    // TODO(6) (lesson 3, section 3.10): the same result as scale_from_peer, with copies and kernels
-    // overlapping. With dst_device current (restore the caller's device at the end):
-    // - Create a copy stream and a compute stream with cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
-    //   and an event (one per chunk, or one recorded again for every chunk: section 3.10).
-    // - For each chunk of `chunk` elements (the last one may be shorter), at offset `first`:
-    //     cudaMemcpyPeerAsync(dst + first, dst_device, src + first, src_device, bytes, copy stream):
-    //       the chunk lands where its result belongs;
-    //     cudaEventRecord(event, copy stream);
-    //     cudaStreamWaitEvent(compute stream, event, 0);
-    //     scale_kernel<<<blocks_for(count), threads_per_block, 0, compute stream>>>(dst + first,
-    //       dst + first, count, factor): scales the chunk in place; then cudaGetLastError().
-    // - Wait once at the end with cudaStreamSynchronize(compute stream). Never cudaDeviceSynchronize
-    //   inside the loop: it would stop the overlap.
-    // - Destroy the events and streams on every path (and free anything you cudaMalloc'ed).
-    // - n == 0 does nothing; chunk == 0 returns cudaErrorInvalidValue.
+    // TODO(6) (lesson 3, section 3.10; contract: Task 6 in peer_access.h): the result of
+    // scale_from_peer, with each chunk's copy overlapping the previous chunk's kernel.
     (void)dst, (void)dst_device, (void)src, (void)src_device;   // delete these two lines once you
     (void)n, (void)chunk, (void)factor;                           // use the parameters
     return cudaErrorNotSupported;
@@ -166,9 +133,7 @@ cudaError_t pipelined_scale(float* dst, int dst_device, const float* src, int sr
 
 int close_all_peer_access()
 {
-    // TODO(7) (lesson 3, section 3.11): close every direction in opened_directions(): make `from`
-    // current and call cudaDeviceDisablePeerAccess(to). Count the ones that close; for one that fails
-    // (705: not open any more), clear the error with cudaGetLastError(). Then empty opened_directions(),
-    // restore the caller's device, and return the count.
+    // TODO(7) (lesson 3, section 3.11; contract: Task 7 in peer_access.h): close every direction
+    // this program opened and count the ones that closed.
     return 0;
 }

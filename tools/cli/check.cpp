@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "check_record.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "kit_config.h"
 #include "lessons.h"
+#include "progress.h"
 #include "topology_choice.h"
 
 #if MGPU_HAVE_CHECKER
@@ -90,7 +92,25 @@ int check(const Kit& kit, const ParsedArgs& args) {
             throw UsageError(no_such_lesson(choice.submission, choice.lesson));
     }
     read_common(args, choice);
-    return hand_to_judge(kit, choice);
+    // The result is always written as results.json too, for `list` and `watch` to read back; where the
+    // student asked for --json, that file serves.
+    const bool own_results_file = choice.json_out.empty();
+    if (own_results_file) {
+        std::error_code unwritable;  // a read-only kit is still graded, only not remembered
+        fs::create_directories(state_folder(kit), unwritable);
+        if (!unwritable) {
+            choice.json_out = (state_folder(kit) / "last-check.json").string();
+            fs::remove(choice.json_out, unwritable);
+        }
+    }
+    const int code = hand_to_judge(kit, choice);
+    try {
+        if (!choice.json_out.empty() && fs::exists(choice.json_out)) record_check_results(kit, choice.json_out);
+    } catch (const std::exception& error) {
+        // The grade stands; only `list` and `watch` miss it.
+        std::cerr << "mgpu check: the score was not recorded for tools/mgpu list: " << error.what() << "\n";
+    }
+    return code;
 }
 
 int grade(const Kit& kit, const ParsedArgs& args) {
@@ -130,7 +150,9 @@ const Command check_command = {
         .usage = "check [LESSON] [--all] [--json FILE] [--junit FILE] [--topology NAME|FILE] [--backend sim|cuda|auto] "
                  "[--seed N]",
         .summary = "Grades your exercises (all lessons, or one) and shows the score per criterion.",
-        .description = std::string("Grades the files in exercises/ exactly as `grade` grades a submission.\n") + kExitCodes,
+        .description = std::string("Grades the files in exercises/ exactly as `grade` grades a submission, and keeps each\n"
+                                   "lesson's score and first failed check in .mgpu/progress.json for `list` and `watch`.\n") +
+                       kExitCodes,
         .options = {kAllOption, kJsonOption, kJunitOption, kTopologyOption, kBackendOption, kSeedOption, kJobsOption},
         .max_positionals = 1,
         .examples = "  tools/mgpu check\n  tools/mgpu check 3\n",

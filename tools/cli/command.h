@@ -15,7 +15,12 @@ struct Command {
 };
 
 // One per file, named after the command.
+extern const Command list_command;
 extern const Command check_command;
+extern const Command watch_command;
+extern const Command hint_command;
+extern const Command quiz_command;
+extern const Command reset_command;
 extern const Command run_command;
 extern const Command topo_command;
 extern const Command grade_command;

@@ -20,7 +20,7 @@ TEST_CASE("the overview lists the commands in the order a student needs them") {
 }
 
 TEST_CASE("every command explains itself with --help") {
-    for (const char* command : {"check", "run", "topo", "grade", "grade-class", "autograder", "test", "bench", "help"}) {
+    for (const char* command : {"list", "check", "watch", "hint", "run", "quiz", "reset", "topo", "grade", "grade-class", "autograder", "test", "bench", "help"}) {
         CAPTURE(command);
         CliResult result = run_cli(std::string(command) + " --help");
         CHECK(result.code == 0);

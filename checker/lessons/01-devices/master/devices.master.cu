@@ -4,7 +4,9 @@
 // edit the master, not this file.
 #else
 // Lesson 1, device enumeration and selection: write the bodies marked TODO(1) to TODO(6).
-// Each TODO names the section of lessons/01-devices/README.md that teaches it.
+// Each TODO says what to write and names the section of lessons/01-devices/README.md that teaches it;
+// the header states each function's contract. Stuck? tools/mgpu hint 1 [TODO] gives hints one
+// at a time, from a nudge to the shape of the code.
 //   tools/mgpu run 1     builds this file with main.cu and shows what works so far
 //   tools/mgpu check 1   grades it on several simulated machines
 // Every body compiles as given and returns a harmless default until you write it.
@@ -114,10 +116,8 @@ int count_devices()
     }
     return count;
 #else
-    // TODO(1) (lesson 1, section 1.2): ask cudaGetDeviceCount. It never answers "success with 0": with
-    // nothing visible it returns cudaErrorNoDevice (100), without a driver cudaErrorInsufficientDriver (35),
-    // for a refused CUDA_VISIBLE_DEVICES cudaErrorInvalidDevice (101), and each time it leaves the count
-    // unwritten. Return 0 then, and the count when the call succeeds.
+    // TODO(1) (lesson 1, section 1.2; contract: Task 1 in devices.h): the number of devices this
+    // process can use, and 0 whenever the runtime says it has none to give.
     return -1;
 #endif
 }
@@ -149,10 +149,8 @@ std::vector<DeviceInfo> list_devices()
         devices.push_back(info);
     }
 #else
-    // TODO(2) (lesson 1, sections 1.3 and 1.5): one DeviceInfo per device from 0 to count_devices() - 1.
-    // cudaGetDeviceProperties gives the name, compute capability, SM count, total memory and the UUID
-    // (format it with uuid_text); cudaDeviceGetPCIBusId gives the bus id in CUDA's spelling. Neither needs
-    // the device to be current: never call cudaSetDevice or cudaMemGetInfo here (section 1.7 says why).
+    // TODO(2) (lesson 1, sections 1.3 and 1.5; contract: Task 2 in devices.h): one DeviceInfo per
+    // device, in ordinal order, without making any device current (no context).
 #endif
     return devices;
 }
@@ -183,10 +181,8 @@ int find_device(const std::string& id)
     }
     return -1;
 #else
-    // TODO(3) (lesson 1, section 1.5): an id that starts with "GPU-" (in either case) is a UUID: compare its
-    // hex digits in lowercase, lowercase(id.substr(4)), with uuid_text(properties.uuid).substr(4) of each
-    // device. Anything else is a PCI bus id: parse it with parse_pci_bus_id and compare it, as numbers, with
-    // pci_address_of(device). Return -1 when nothing matches, with no error left behind.
+    // TODO(3) (lesson 1, section 1.5; contract: Task 3 in devices.h): the ordinal of the device a
+    // UUID or a PCI bus id names, -1 when none does, no error left behind.
     (void)id;   // delete this line once you use it
     return -1;
 #endif
@@ -219,11 +215,8 @@ int pick_device(const Requirements& needs)
     }
     return best;
 #else
-    // TODO(4) (lesson 1, sections 1.4 and 1.8): look at every device's properties, skip those below the
-    // compute capability (capability_at_least) or the memory asked for, and keep the best by the header's
-    // rule: most totalGlobalMem, then most multiProcessorCount, then the lowest PCI address (pciDomainID,
-    // pciBusID, pciDeviceID). Return -1 when no device qualifies. Do not ask cudaChooseDevice: it answers
-    // device 0 even for a request no device meets.
+    // TODO(4) (lesson 1, sections 1.4 and 1.8; contract: Task 4 in devices.h): the best device that
+    // meets `needs` by the header's rule, -1 when none does.
     (void)needs;   // delete this line once you use it
     return -1;
 #endif
@@ -245,9 +238,8 @@ DeviceScope::DeviceScope(int device)
         cudaGetLastError();
     }
 #else
-    // TODO(5a) (lesson 1, section 1.10): remember the caller's current device in previous_ (cudaGetDevice),
-    // then make `device` current and keep cudaSetDevice's answer in status_. When it fails, the current
-    // device did not change: set previous_ to -1 so the destructor gives nothing back.
+    // TODO(5a) (lesson 1, section 1.10; contract: Task 5 in devices.h), the constructor: make
+    // `device` current for the scope, remembering what the caller had.
     (void)device;   // delete this line once you use it
 #endif
 }
@@ -257,8 +249,8 @@ DeviceScope::~DeviceScope()
 #ifdef SOLUTION
     if (previous_ >= 0) cudaSetDevice(previous_);
 #else
-    // TODO(5b) (lesson 1, section 1.10): give the caller's device back (cudaSetDevice(previous_)) unless
-    // previous_ is -1. A destructor runs on every way out of the scope: return, break and exceptions.
+    // TODO(5b) (lesson 1, section 1.10; contract: Task 5 in devices.h), the destructor: give the
+    // caller's device back on every way out of the scope.
 #endif
 }
 
@@ -285,9 +277,8 @@ cudaError_t for_each_device(const std::function<void(int device)>& work)
     }
     return cudaSuccess;
 #else
-    // TODO(6) (lesson 1, section 1.11): start one std::thread per device (count_devices()); in each, call
-    // cudaSetDevice(device) first (a new thread starts on device 0), then work(device). Join every
-    // thread, then return the first cudaSetDevice error, or cudaSuccess. With no device, start none.
+    // TODO(6) (lesson 1, section 1.11; contract: Task 6 in devices.h): work(d) for every device d,
+    // each on a host thread of its own with d current there.
     (void)work;   // delete this line once you use it
     return cudaErrorNotSupported;
 #endif

@@ -4,7 +4,9 @@
 // edit the master, not this file.
 #else
 // Lesson 4, multi-GPU with NCCL: write the bodies marked TODO(1) to TODO(7).
-// Each TODO names the section of lessons/04-nccl/README.md that teaches it.
+// Each TODO says what to write and names the section of lessons/04-nccl/README.md that teaches it;
+// the header states each function's contract. Stuck? tools/mgpu hint 4 [TODO] gives hints one
+// at a time, from a nudge to the shape of the code.
 //   tools/mgpu run 4     builds this file with main.cu and shows what works so far
 //   tools/mgpu check 4   grades it on several simulated machines
 // Every body compiles as given and returns ncclInvalidUsage until you write it.
@@ -159,15 +161,8 @@ ncclResult_t open_ranks(const std::vector<int>& devices, std::vector<Rank>& rank
     ranks = std::move(made);
     return ncclSuccess;
 #else
-    // TODO(1) (lesson 4, section 4.2): one communicator per device, all made from this thread.
-    // - An empty list, or a device outside [0, cudaGetDeviceCount), gives ncclInvalidArgument.
-    // - Remember the caller's device (CurrentDeviceGuard does it) to give it back at the end.
-    // - ncclGetUniqueId once, then between ncclGroupStart() and ncclGroupEnd(): for each i,
-    //   cudaSetDevice(devices[i]) and ncclCommInitRank(&comm, nranks, id, i). Without the group the
-    //   first ncclCommInitRank waits forever for ranks that this same thread has not made yet.
-    // - Then for each rank, with its device current: cudaStreamCreateWithFlags(..., cudaStreamNonBlocking).
-    // - Any failure: ncclCommAbort each communicator made, destroy each stream made, leave `ranks`
-    //   empty and return the failure. Success: `ranks` gets {device, comm, stream} for rank i at index i.
+    // TODO(1) (lesson 4, section 4.2; contract: Task 1 in collectives.h): one rank per device
+    // (communicator and stream), all made from this thread, nothing left behind on failure.
     (void)devices;   // delete this line once you use it
     ranks.clear();
     return ncclInvalidUsage;
@@ -189,10 +184,8 @@ ncclResult_t average_in_place(const std::vector<Rank>& ranks, const std::vector<
     const ncclResult_t ended = ncclGroupEnd();
     return status != ncclSuccess ? status : ended;
 #else
-    // TODO(2) (lesson 4, sections 4.3 and 4.4): between ncclGroupStart() and ncclGroupEnd(), for each
-    // rank i: ncclAllReduce(buffers[i], buffers[i], count, ncclFloat, ncclAvg, ranks[i].comm,
-    // ranks[i].stream) - the same pointer twice makes it in place. Return the first failure, and call
-    // ncclGroupEnd() on every path. Do not wait for anything: the caller waits later.
+    // TODO(2) (lesson 4, sections 4.3 and 4.4; contract: Task 2 in collectives.h): queue the
+    // in-place average of every rank's buffer, waiting for nothing.
     (void)ranks, (void)buffers, (void)count;   // delete this line once you use them
     return ncclInvalidUsage;
 #endif
@@ -212,9 +205,8 @@ ncclResult_t broadcast_from_root(const std::vector<Rank>& ranks, const std::vect
     const ncclResult_t ended = ncclGroupEnd();
     return status != ncclSuccess ? status : ended;
 #else
-    // TODO(3) (lesson 4, section 4.4): a root outside [0, ranks.size()) gives ncclInvalidArgument before
-    // anything is queued. Then, in one group as in TODO(2), for each rank i:
-    // ncclBroadcast(buffers[i], buffers[i], count, ncclInt, root, ranks[i].comm, ranks[i].stream).
+    // TODO(3) (lesson 4, section 4.4; contract: Task 3 in collectives.h): queue a broadcast of the
+    // root's buffer to every rank; a root that is not a rank is refused first.
     (void)ranks, (void)buffers, (void)count, (void)root;   // delete this line once you use them
     return ncclInvalidUsage;
 #endif
@@ -248,16 +240,8 @@ ncclResult_t exchange_halos(const std::vector<Rank>& ranks, const std::vector<fl
     const ncclResult_t ended = ncclGroupEnd();
     return status != ncclSuccess ? status : ended;
 #else
-    // TODO(4) (lesson 4, section 4.6): slabs[i] is [left halo | interior own elements | right halo].
-    // - halo > interior, or slabs.size() != ranks.size(): ncclInvalidArgument. No ranks or halo = 0:
-    //   nothing to do.
-    // - In one group, for each rank i with left = (i + n - 1) % n and right = (i + 1) % n, on its stream:
-    //     send its last `halo` own elements (slab + interior) to `right`;
-    //     receive its left halo (slab) from `left`;
-    //     send its first `halo` own elements (slab + halo) to `left`;
-    //     receive its right halo (slab + halo + interior) from `right`.
-    //   Keep that order: with two ranks, left and right are the same peer, and sends and receives
-    //   between two ranks pair up in the order they were posted. One rank is its own neighbour.
+    // TODO(4) (lesson 4, section 4.6; contract: Task 4 in collectives.h): every rank's halos filled
+    // from its neighbours on a ring, with the layout the header describes.
     (void)ranks, (void)slabs, (void)interior, (void)halo;   // delete this line once you use them
     return ncclInvalidUsage;
 #endif
@@ -296,16 +280,9 @@ ncclResult_t train_step(const std::vector<Rank>& ranks, const std::vector<Replic
     }
     return ncclSuccess;
 #else
-    // TODO(5) (lesson 4, section 4.5): queue one training step on every rank, waiting for nothing.
-    // - For each rank i, with its device current: produce_gradients<<<blocks_for(gradient_count),
-    //   threads_per_block, 0, ranks[i].stream>>>(gradients, gradient_count, i, step), then
-    //   cudaGetLastError(). Same stream as the all-reduce: the stream keeps them in order.
-    // - One group of ncclAllReduce(gradients, gradients, gradient_count, ncclFloat, ncclAvg, comm,
-    //   ranks[i].stream), as in TODO(2).
-    // - Then for each rank, with its device current: advance_activations<<<blocks_for(activation_count),
-    //   threads_per_block, 0, replicas[i].side_stream>>>(activations, activation_count). On the side
-    //   stream it runs while the gradients are averaged. No synchronisation anywhere.
-    // - Give the caller's device back (CurrentDeviceGuard).
+    // TODO(5) (lesson 4, section 4.5; contract: Task 5 in collectives.h): queue one training step
+    // on every rank, so that the activations advance while the gradients are averaged; nothing
+    // waits.
     (void)ranks, (void)replicas, (void)step;   // delete this line once you use them
     return ncclInvalidUsage;
 #endif
@@ -333,14 +310,8 @@ ncclResult_t wait_for_ranks(std::vector<Rank>& ranks)
         if (all_idle) return ncclSuccess;
     }
 #else
-    // TODO(6) (lesson 4, section 4.7): wait by polling, never by blocking on one stream.
-    // Loop until every rank's stream is idle:
-    // - for each rank with a communicator, ncclCommGetAsyncError(comm, &error). An error other than
-    //   ncclSuccess and ncclInProgress: ncclCommAbort every rank's communicator, set every comm to
-    //   nullptr, and return that error;
-    // - cudaStreamQuery(rank.stream): cudaErrorNotReady means still busy; another error gives
-    //   ncclUnhandledCudaError.
-    // Return ncclSuccess once every stream answered cudaSuccess in one pass.
+    // TODO(6) (lesson 4, section 4.7; contract: Task 6 in collectives.h): wait until every rank's
+    // stream is idle, or abort every communicator on the first asynchronous error.
     (void)ranks;   // delete this line once you use it
     return ncclInvalidUsage;
 #endif
@@ -371,10 +342,8 @@ ncclResult_t close_ranks(std::vector<Rank>& ranks)
     ranks.clear();
     return first_failure;
 #else
-    // TODO(7) (lesson 4, section 4.8): for each rank, with its device current, in this order:
-    // cudaStreamSynchronize(stream); if comm is not nullptr (an aborted rank has none), ncclCommFinalize
-    // then ncclCommDestroy; cudaStreamDestroy(stream). Keep going after a failure and return the first
-    // one. Clear `ranks` and give the caller's device back.
+    // TODO(7) (lesson 4, section 4.8; contract: Task 7 in collectives.h): release every rank in the
+    // order NCCL requires, going on after failures, and return the first one.
     (void)ranks;   // delete this line once you use it
     return ncclInvalidUsage;
 #endif
