@@ -143,7 +143,7 @@ TEST_CASE("the main file starts with the device language and a #line for the ori
     cu2cpp::FileRewrite how;
     how.display_name = "dir/my \"file\".cu";
     CHECK(cu2cpp::rewrite_source("int x;\n", how) ==
-          "#include <mgpu/sim/device_language.h>\n#line 1 \"dir/my \\\"file\\\".cu\"\nint x;\n");
+          "#include <mgpu/sim/nvcc_predefined.h>\n#include <mgpu/sim/device_language.h>\n#line 1 \"dir/my \\\"file\\\".cu\"\nint x;\n");
 }
 
 TEST_CASE("local includes are pointed at the paths the caller gives, others stay") {

@@ -39,6 +39,7 @@ struct FileRewrite {
     std::string display_name;        // the name #line and error messages give the file
     bool main_file = true;           // puts the device language's #include first
     std::set<std::string> kernel_templates;   // kernels declared as templates (see collect_kernel_templates)
+    std::set<std::string> kernels_with_default_arguments;   // see collect_kernels_with_default_arguments
     // The path to include instead of a local header, or nothing to leave the directive alone.
     std::function<std::optional<std::string>(const IncludeDirective&)> include_target;
 };
@@ -49,6 +50,11 @@ std::string rewrite_source(std::string_view source, const FileRewrite& how);
 // Names of __global__ function templates declared in these tokens. A launch that names one of
 // them without template arguments lets the compiler deduce them from the arguments, as CUDA does.
 void collect_kernel_templates(const std::vector<Token>& tokens, std::set<std::string>& names);
+
+// Names of __global__ functions declared with a default argument. Their launches may leave those
+// arguments out, so they call the kernel by name (the defaults are part of the declaration, not of
+// its address).
+void collect_kernels_with_default_arguments(const std::vector<Token>& tokens, std::set<std::string>& names);
 
 // The #include directives of a file that name a header in quotes or angle brackets.
 std::vector<IncludeDirective> find_includes(const std::vector<Token>& tokens);
