@@ -29,6 +29,9 @@ __global__ void block_sums(const float* in, float* out, int n) {
     if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
 }
 
+// block_sums' dynamic shared memory for a block of `threads` threads.
+size_t one_float_per_thread(int threads) { return static_cast<size_t>(threads) * sizeof(float); }
+
 TEST_CASE("cudaFuncGetAttributes: 1024 threads, no static shared or local memory, 48 KiB of dynamic shared memory") {
     use_machine("h200");
     cudaFuncAttributes attributes{};
@@ -72,8 +75,7 @@ TEST_CASE("cudaOccupancyMaxPotentialBlockSize picks the largest block that fills
     REQUIRE(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, copy_int4, 0, 128) == cudaSuccess);
     CHECK(block == 128);
     CHECK(min_grid == 16 * 132);
-    REQUIRE(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&min_grid, &block, block_sums,
-                                                           [](int threads) { return threads * sizeof(float); }) ==
+    REQUIRE(cudaOccupancyMaxPotentialBlockSizeVariableSMem(&min_grid, &block, block_sums, one_float_per_thread) ==
             cudaSuccess);
     CHECK(block == 1024);
     CHECK(min_grid == 2 * 132);
