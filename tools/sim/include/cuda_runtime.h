@@ -53,6 +53,16 @@ inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, T* ent
 }
 
 template <class T>
+inline cudaError_t cudaFuncSetCacheConfig(T* func, enum cudaFuncCache cacheConfig, MGPU_SITE) {
+    return ::cudaFuncSetCacheConfig(reinterpret_cast<const void*>(func), cacheConfig, site);
+}
+
+template <class T>
+inline cudaError_t cudaHostGetDevicePointer(T** pDevice, void* pHost, unsigned int flags, MGPU_SITE) {
+    return ::cudaHostGetDevicePointer(reinterpret_cast<void**>(pDevice), pHost, flags, site);
+}
+
+template <class T>
 inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, T func, int blockSize,
                                                                  size_t dynamicSMemSize, MGPU_SITE) {
     return ::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(

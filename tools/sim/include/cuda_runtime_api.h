@@ -34,6 +34,10 @@ cudaError_t cudaDeviceReset(MGPU_SITE);
 cudaError_t cudaDriverGetVersion(int* driverVersion, MGPU_SITE);
 cudaError_t cudaRuntimeGetVersion(int* runtimeVersion, MGPU_SITE);
 cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority, MGPU_SITE);
+cudaError_t cudaDeviceGetLimit(size_t* pValue, enum cudaLimit limit, MGPU_SITE);
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value, MGPU_SITE);
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache* pCacheConfig, MGPU_SITE);
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig, MGPU_SITE);
 
 // Errors
 cudaError_t cudaGetLastError(MGPU_SITE);
@@ -49,6 +53,8 @@ cudaError_t cudaFreeHost(void* ptr, MGPU_SITE);
 cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags, MGPU_SITE);
 cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags, MGPU_SITE);
 cudaError_t cudaHostUnregister(void* ptr, MGPU_SITE);
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags, MGPU_SITE);
+cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost, MGPU_SITE);
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr, MGPU_SITE);
 cudaError_t cudaMemset(void* devPtr, int value, size_t count, MGPU_SITE);
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream = 0, MGPU_SITE);
@@ -111,6 +117,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event, MGPU_SITE);
 // Kernels
 cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value, MGPU_SITE);
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func, MGPU_SITE);
+cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache cacheConfig, MGPU_SITE);
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
                                                           size_t dynamicSMemSize, MGPU_SITE);
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize,

@@ -176,3 +176,28 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
     }
     return call.done(cudaSuccess);
 }
+
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags, Site site) {
+    ApiCall call("cudaHostGetDevicePointer", site);
+    call.arg("pHost", pHost).arg("flags", flags);
+    if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
+    if (pDevice == nullptr || flags != 0) return call.done(cudaErrorInvalidValue);
+    auto range = mem::find_host(pHost);
+    if (!range || (range->flags & mem::kManagedMemory) != 0) return call.done(cudaErrorInvalidValue);
+    // Page-locked memory is mapped for every device at its host address (unified addressing).
+    *pDevice = pHost;
+    return call.done(cudaSuccess);
+}
+
+cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost, Site site) {
+    ApiCall call("cudaHostGetFlags", site);
+    call.arg("pHost", pHost);
+    if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
+    if (pFlags == nullptr) return call.done(cudaErrorInvalidValue);
+    auto range = mem::find_host(pHost);
+    if (!range || !range->allocated_by_runtime || (range->flags & mem::kManagedMemory) != 0)
+        return call.done(cudaErrorInvalidValue);
+    // With unified addressing every page-locked allocation is mapped, as if cudaHostAllocMapped were given.
+    *pFlags = range->flags | cudaHostAllocMapped;
+    return call.done(cudaSuccess);
+}
