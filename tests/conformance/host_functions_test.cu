@@ -1,6 +1,7 @@
 // Host work queued on streams: cudaLaunchHostFunc and cudaStreamAddCallback run in stream order
 // (after the work before them, before the work after them), on a thread of the runtime's own, and
-// a callback is told the stream and the status of the work before it. Invalid arguments give 1.
+// a callback is told the stream and the status of the work before it. A runtime call made inside
+// one gives cudaErrorNotPermitted (800). Invalid arguments give 1.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -39,6 +40,19 @@ void report_callback(cudaStream_t stream, cudaError_t status, void* data) {
     report->stream = stream;
     report->status = status;
     ++report->calls;
+}
+
+struct CallsInside {
+    cudaError_t get_device = cudaSuccess;
+    cudaError_t allocate = cudaSuccess;
+};
+
+void call_the_runtime(void* data) {
+    auto* calls = static_cast<CallsInside*>(data);
+    int device = -1;
+    calls->get_device = cudaGetDevice(&device);
+    void* p = nullptr;
+    calls->allocate = cudaMalloc(&p, 4);
 }
 
 }  // namespace
@@ -117,4 +131,16 @@ TEST_CASE("cudaStreamAddCallback with flags other than 0, or no function, gives 
     CHECK(cudaGetLastError() == cudaErrorInvalidValue);
     REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
     CHECK(report.calls == 0);
+}
+
+TEST_CASE("runtime calls inside a host function give cudaErrorNotPermitted (800)") {
+    use_machine("h200");
+    cudaStream_t stream = nullptr;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    CallsInside calls;
+    REQUIRE(cudaLaunchHostFunc(stream, call_the_runtime, &calls) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    CHECK(calls.get_device == cudaErrorNotPermitted);
+    CHECK(calls.allocate == cudaErrorNotPermitted);
+    CHECK(cudaStreamDestroy(stream) == cudaSuccess);
 }

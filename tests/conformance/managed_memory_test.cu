@@ -63,7 +63,7 @@ TEST_CASE("prefetches and advice are accepted for managed memory and refused wit
     CHECK(cudaFree(managed) == cudaSuccess);
 }
 
-TEST_CASE("cudaMallocManaged takes cudaMemAttachGlobal or cudaMemAttachHost, not 0, both or cudaMemAttachSingle") {
+TEST_CASE("cudaMallocManaged takes cudaMemAttachGlobal or cudaMemAttachHost, not 0, both or cudaMemAttachSingle; 0 bytes give null") {
     use_machine("h200");
     void* p = nullptr;
     CHECK(cudaMallocManaged(&p, 1024, cudaMemAttachHost) == cudaSuccess);
@@ -73,8 +73,9 @@ TEST_CASE("cudaMallocManaged takes cudaMemAttachGlobal or cudaMemAttachHost, not
         CHECK(cudaMallocManaged(&p, 1024, flags) == cudaErrorInvalidValue);
         CHECK(cudaGetLastError() == cudaErrorInvalidValue);
     }
-    CHECK(cudaMallocManaged(&p, 0) == cudaErrorInvalidValue);
-    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    p = &p;   // zero bytes succeed and give a null pointer, as cudaMalloc does
+    CHECK(cudaMallocManaged(&p, 0) == cudaSuccess);
+    CHECK(p == nullptr);
     CHECK(cudaMallocManaged(static_cast<void**>(nullptr), 16) == cudaErrorInvalidValue);
     CHECK(cudaGetLastError() == cudaErrorInvalidValue);
 }

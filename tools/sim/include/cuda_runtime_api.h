@@ -140,6 +140,22 @@ cudaError_t mgpu_ptds_cudaStreamGetDevice(cudaStream_t hStream, int* device, MGP
 cudaError_t mgpu_ptds_cudaStreamGetFlags(cudaStream_t hStream, unsigned int* flags, MGPU_SITE);
 cudaError_t mgpu_ptds_cudaStreamGetPriority(cudaStream_t hStream, int* priority, MGPU_SITE);
 cudaError_t mgpu_ptds_cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                   size_t height, enum cudaMemcpyKind kind, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                        size_t height, enum cudaMemcpyKind kind, cudaStream_t stream = 0, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaMemcpy3D(const struct cudaMemcpy3DParms* p, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaMemcpy3DAsync(const struct cudaMemcpy3DParms* p, cudaStream_t stream = 0, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
+                                        cudaStream_t stream = 0, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* userData,
+                                            unsigned int flags, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaMemPrefetchAsync(const void* devPtr, size_t count, struct cudaMemLocation location,
+                                           unsigned int flags, cudaStream_t stream = 0, MGPU_SITE);
+cudaError_t mgpu_ptds_cudaStreamAttachMemAsync(cudaStream_t stream, void* devPtr, size_t length = 0,
+                                               unsigned int flags = cudaMemAttachSingle, MGPU_SITE);
 
 #if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
 #define cudaMemset mgpu_ptds_cudaMemset
@@ -153,4 +169,14 @@ cudaError_t mgpu_ptds_cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0
 #define cudaStreamGetFlags mgpu_ptds_cudaStreamGetFlags
 #define cudaStreamGetPriority mgpu_ptds_cudaStreamGetPriority
 #define cudaEventRecord mgpu_ptds_cudaEventRecord
+#define cudaMemcpy2D mgpu_ptds_cudaMemcpy2D
+#define cudaMemcpy2DAsync mgpu_ptds_cudaMemcpy2DAsync
+#define cudaMemcpy3D mgpu_ptds_cudaMemcpy3D
+#define cudaMemcpy3DAsync mgpu_ptds_cudaMemcpy3DAsync
+#define cudaMemset2D mgpu_ptds_cudaMemset2D
+#define cudaMemset2DAsync mgpu_ptds_cudaMemset2DAsync
+#define cudaLaunchHostFunc mgpu_ptds_cudaLaunchHostFunc
+#define cudaStreamAddCallback mgpu_ptds_cudaStreamAddCallback
+#define cudaMemPrefetchAsync mgpu_ptds_cudaMemPrefetchAsync
+#define cudaStreamAttachMemAsync mgpu_ptds_cudaStreamAttachMemAsync
 #endif

@@ -21,18 +21,8 @@ std::string where(const Site& site) {
     return std::string(site.file) + ":" + std::to_string(site.line);
 }
 
-namespace {
-
-// The simulator's lock, taken by every call; none may come from a host function's thread, which
-// runs while the thread that executes the stream's work holds it.
-std::recursive_mutex& lock_for_call(const char* name, Site site) {
-    refuse_call_from_host_function(name, site);
-    return runtime().mutex;
-}
-
-}  // namespace
-
-ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(lock_for_call(name, site)), site_(site) {
+ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(runtime().mutex, std::defer_lock), site_(site) {
+    if (!inside_host_function()) lock_.lock();
     ensure_up();
     Runtime& r = runtime();
     generation_ = r.generation;

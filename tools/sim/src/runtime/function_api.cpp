@@ -42,7 +42,8 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlock
     call.arg("func", func).arg("blockSize", blockSize).arg("dynamicSMemSize", static_cast<long long>(dynamicSMemSize));
     const int device = current_device();
     if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
-    if (numBlocks == nullptr || (flags & ~static_cast<unsigned>(cudaOccupancyDisableCachingOverride)) != 0)
+    if (numBlocks == nullptr || blockSize <= 0 ||
+        (flags & ~static_cast<unsigned>(cudaOccupancyDisableCachingOverride)) != 0)
         return call.done(cudaErrorInvalidValue);
     if (func == nullptr) return call.done(cudaErrorInvalidDeviceFunction);
     const cudaFuncAttributes attributes = attributes_of(func, device);
