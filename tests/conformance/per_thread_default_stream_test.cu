@@ -113,3 +113,19 @@ TEST_CASE("per-thread default stream: cudaStreamSynchronize(0) waits for this th
     REQUIRE(cudaStreamSynchronize(0) == cudaSuccess);
     CHECK(mgpu::sim::host_now_us() >= only_op(OpKind::MemcpyHtoD).end_us);
 }
+
+namespace {
+
+void mark_done(void* flag) { *static_cast<bool*>(flag) = true; }
+
+}  // namespace
+
+TEST_CASE("per-thread default stream: a host function queued on stream 0 runs in this thread's stream") {
+    use_machine("h200", "lazy");
+    Scene scene;
+    bool done = false;
+    scene.long_copy(nullptr);
+    REQUIRE(cudaLaunchHostFunc(nullptr, mark_done, &done) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(cudaStreamPerThread) == cudaSuccess);
+    CHECK(done);
+}

@@ -154,3 +154,65 @@ TEST_CASE("--help explains the limits; a missing output is a usage error") {
     CHECK(run(folder.path, cu2cpp() + " only-input.cu", &errors) == 2);
     CHECK(errors.find("no output file") != std::string::npos);
 }
+
+TEST_CASE("a runtime call the simulated machine lacks fails to compile with a message naming it") {
+    Folder folder;
+    folder.write("graph.cu",
+                 "#include <cuda_runtime.h>\n"
+                 "__global__ void step(float* x) { x[threadIdx.x] += 1; }\n"
+                 "int main() {\n"
+                 "    cudaStream_t s;\n"
+                 "    cudaStreamCreate(&s);\n"
+                 "    cudaGraph_t graph;\n"
+                 "    cudaGraphExec_t exec;\n"
+                 "    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);\n"
+                 "    cudaStreamEndCapture(s, &graph);\n"
+                 "    cudaGraphInstantiate(&exec, graph, 0);\n"
+                 "    float* p;\n"
+                 "    cudaMallocAsync(&p, 64, s);\n"
+                 "    return cudaGraphLaunch(exec, s);\n"
+                 "}\n");
+    REQUIRE(run(folder.path, cu2cpp() + " graph.cu -o graph.cu.cpp") == 0);
+    std::string errors;
+    CHECK(run(folder.path, env("CXX") + " -std=c++20 -c -o graph.o -I'" + env("SIM_INCLUDE") + "' graph.cu.cpp",
+              &errors) != 0);
+    for (const char* call : {"cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaGraphInstantiate", "cudaMallocAsync",
+                             "cudaGraphLaunch"}) {
+        CAPTURE(call);
+        CHECK(errors.find(std::string(call) + " is not supported by the simulated machine") != std::string::npos);
+    }
+    // The message points at the student's line.
+    CHECK(errors.find("graph.cu:13") != std::string::npos);
+}
+
+TEST_CASE("__CUDACC__ and nvcc's version macros are defined in .cu files only, as nvcc and g++ define them") {
+    Folder folder;
+    folder.write("kernel.cu",
+                 "#if !defined(__CUDACC__) || !defined(__NVCC__) || __CUDACC_VER_MAJOR__ != 13 || __CUDACC_VER_MINOR__ != 0\n"
+                 "#error nvcc 13.0 defines __CUDACC__, __NVCC__ and its version for every .cu file\n"
+                 "#endif\n"
+                 "#if defined(__CUDA_ARCH__)\n"
+                 "#error host code is compiled without __CUDA_ARCH__\n"
+                 "#endif\n"
+                 "int main() { return 0; }\n");
+    folder.write("host.cpp",
+                 "#include <cuda_runtime.h>\n"
+                 "#if defined(__CUDACC__) || defined(__NVCC__)\n"
+                 "#error a .cpp compiled by the host compiler never sees __CUDACC__, even with cuda_runtime.h\n"
+                 "#endif\n"
+                 "#if !defined(__CUDA_RUNTIME_H__) || !defined(__CUDA_RUNTIME_API_H__) || !defined(__DRIVER_TYPES_H__)\n"
+                 "#error cuda_runtime.h defines the include guards cuda-samples test\n"
+                 "#endif\n"
+                 "#if CUDART_VERSION != 13000 || defined(CUDA_VERSION)\n"
+                 "#error CUDA 13.0: CUDART_VERSION is 13000, CUDA_VERSION comes only with the driver API header cuda.h\n"
+                 "#endif\n"
+                 "int main() { return 0; }\n");
+    REQUIRE(run(folder.path, cu2cpp() + " kernel.cu -o kernel.cu.cpp") == 0);
+    std::string errors;
+    CHECK(run(folder.path, env("CXX") + " -std=c++20 -fsyntax-only -I'" + env("SIM_INCLUDE") + "' kernel.cu.cpp",
+              &errors) == 0);
+    CHECK(errors == "");
+    CHECK(run(folder.path, env("CXX") + " -std=c++20 -fsyntax-only -I'" + env("SIM_INCLUDE") + "' host.cpp", &errors) ==
+          0);
+    CHECK(errors == "");
+}

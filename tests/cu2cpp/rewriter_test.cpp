@@ -14,11 +14,13 @@ const std::string kLaunch = "::mgpu::sim::KernelLauncher< ";
 const std::string kShared = "::mgpu::sim::kernel::dynamic_shared_memory";
 
 // The rewritten text after the leading #line.
-std::string rewrite(const std::string& source, std::set<std::string> kernel_templates = {}) {
+std::string rewrite(const std::string& source, std::set<std::string> kernel_templates = {},
+                    std::set<std::string> kernels_with_default_arguments = {}) {
     cu2cpp::FileRewrite how;
     how.display_name = "t.cu";
     how.main_file = false;
     how.kernel_templates = std::move(kernel_templates);
+    how.kernels_with_default_arguments = std::move(kernels_with_default_arguments);
     const std::string out = cu2cpp::rewrite_source(source, how);
     const std::string first_line = "#line 1 \"t.cu\"\n";
     REQUIRE(out.substr(0, first_line.size()) == first_line);
@@ -120,6 +122,28 @@ TEST_CASE("kernel templates are recognised with their attributes and across line
     CHECK(names == std::set<std::string>{"a", "b", "d"});
 }
 
+TEST_CASE("a kernel with default arguments is called by name through a lambda, with its address passed along") {
+    CHECK(rewrite("delay<<<1, 1, 0, s>>>(flag);", {}, {"delay"}) ==
+          "::mgpu::sim::launch_kernel_with_default_arguments(\"delay\", " + site(1) +
+              ", reinterpret_cast<const void*>(&delay), ::mgpu::sim::LaunchConfig(1, 1, 0, s), "
+              "[](auto&... mgpu_kernel_arguments) { delay(mgpu_kernel_arguments...); }, flag);");
+    // A template among them is still deduced (a template has no single address).
+    CHECK(rewrite("fill<<<1, 2>>>(p);", {"fill"}, {"fill"}).starts_with("::mgpu::sim::launch_deduced_kernel("));
+}
+
+TEST_CASE("kernels declared with a default argument are recognised; comparisons in defaults are not defaults") {
+    const std::string source =
+        "__global__ void delay(volatile int* flag, unsigned long long timeout_clocks = 10000000) {}\n"
+        "__global__ void plain(int* p, int n) {}\n"
+        "template <class T, bool B = true> __global__ void templated(T* p) {}\n"
+        "__global__ void __launch_bounds__(128) bounded(int* p,\n    int n = (2 >= 1)) {}\n"
+        "__global__ void array_param(int (&a)[4], int n) {}\n"
+        "__global__ void declared_only(float* x, float a = 1.0f);\n";
+    std::set<std::string> names;
+    cu2cpp::collect_kernels_with_default_arguments(cu2cpp::tokenize(source), names);
+    CHECK(names == std::set<std::string>{"bounded", "declared_only", "delay"});
+}
+
 TEST_CASE("extern __shared__ arrays become pointers to the block's dynamic shared memory") {
     CHECK(rewrite("extern __shared__ float s[];") ==
           "float* const s = reinterpret_cast<float*>(" + kShared + ");");
@@ -143,7 +167,7 @@ TEST_CASE("the main file starts with the device language and a #line for the ori
     cu2cpp::FileRewrite how;
     how.display_name = "dir/my \"file\".cu";
     CHECK(cu2cpp::rewrite_source("int x;\n", how) ==
-          "#include <mgpu/sim/device_language.h>\n#line 1 \"dir/my \\\"file\\\".cu\"\nint x;\n");
+          "#include <mgpu/sim/nvcc_predefined.h>\n#include <mgpu/sim/device_language.h>\n#line 1 \"dir/my \\\"file\\\".cu\"\nint x;\n");
 }
 
 TEST_CASE("local includes are pointed at the paths the caller gives, others stay") {

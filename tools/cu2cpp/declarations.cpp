@@ -1,5 +1,7 @@
 // What the rewriter learns from a file before rewriting: its kernel templates and its includes.
 #include <cstddef>
+#include <optional>
+#include <string_view>
 
 #include "rewriter.h"
 
@@ -43,33 +45,76 @@ bool declared_as_template(const std::vector<Token>& tokens, std::size_t at) {
 
 }  // namespace
 
+namespace {
+
+struct KernelDeclaration {
+    std::size_t name = 0;          // index of the kernel's name
+    std::size_t parameters = 0;    // index of the '(' that opens its parameter list
+};
+
+// The name and parameter list of the __global__ function declared at tokens[at], if any.
+std::optional<KernelDeclaration> kernel_declared_at(const std::vector<Token>& tokens, std::size_t at) {
+    std::size_t last_identifier = tokens.size();
+    for (std::size_t j = next_significant(tokens, at + 1); j < tokens.size(); j = next_significant(tokens, j + 1)) {
+        const Token& token = tokens[j];
+        if (attribute_word(token)) {
+            j = skip_group(tokens, j + 1) - 1;
+            continue;
+        }
+        if (is_punct(token, '<')) {   // explicit specialization: k<float>(...)
+            int depth = 0;
+            for (; j < tokens.size(); ++j) {
+                if (is_punct(tokens[j], '<')) ++depth;
+                if (is_punct(tokens[j], '>') && --depth == 0) break;
+            }
+            continue;
+        }
+        if (is_punct(token, '(')) {
+            if (last_identifier < tokens.size()) return KernelDeclaration{last_identifier, j};
+            return std::nullopt;
+        }
+        if (is_punct(token, ';') || is_punct(token, '{')) return std::nullopt;
+        if (token.kind == TokenKind::Identifier) last_identifier = j;
+    }
+    return std::nullopt;
+}
+
+// Whether the parameter list opened at tokens[open] gives a parameter a default value: an '=' at
+// the list's own level, outside brackets and template arguments, that is not part of ==, <=, ...
+bool has_default_argument(const std::vector<Token>& tokens, std::size_t open) {
+    int depth = 0;
+    for (std::size_t j = open; j < tokens.size(); ++j) {
+        const Token& token = tokens[j];
+        if (token.in_directive || is_blank(token)) continue;
+        if (is_punct(token, '(') || is_punct(token, '[') || is_punct(token, '{') || is_punct(token, '<')) ++depth;
+        if (is_punct(token, ')') || is_punct(token, ']') || is_punct(token, '}') || is_punct(token, '>')) {
+            if (--depth == 0) return false;
+        }
+        if (depth != 1 || !is_punct(token, '=')) continue;
+        const bool joined_before = j > 0 && tokens[j - 1].kind == TokenKind::Punct &&
+                                   std::string_view("=!<>+-*/%&|^").find(tokens[j - 1].text.front()) != std::string_view::npos;
+        const bool joined_after = j + 1 < tokens.size() && is_punct(tokens[j + 1], '=');
+        if (!joined_before && !joined_after) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 void collect_kernel_templates(const std::vector<Token>& tokens, std::set<std::string>& names) {
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         if (tokens[i].in_directive || !is_identifier(tokens[i], "__global__")) continue;
         if (!declared_as_template(tokens, i)) continue;
-        // The kernel's name is the identifier in front of the parameter list.
-        std::size_t last_identifier = tokens.size();
-        for (std::size_t j = next_significant(tokens, i + 1); j < tokens.size(); j = next_significant(tokens, j + 1)) {
-            const Token& token = tokens[j];
-            if (attribute_word(token)) {
-                j = skip_group(tokens, j + 1) - 1;
-                continue;
-            }
-            if (is_punct(token, '<')) {   // explicit specialization: k<float>(...)
-                int depth = 0;
-                for (; j < tokens.size(); ++j) {
-                    if (is_punct(tokens[j], '<')) ++depth;
-                    if (is_punct(tokens[j], '>') && --depth == 0) break;
-                }
-                continue;
-            }
-            if (is_punct(token, '(')) {
-                if (last_identifier < tokens.size()) names.insert(std::string(tokens[last_identifier].text));
-                break;
-            }
-            if (is_punct(token, ';') || is_punct(token, '{')) break;
-            if (token.kind == TokenKind::Identifier) last_identifier = j;
-        }
+        if (auto kernel = kernel_declared_at(tokens, i)) names.insert(std::string(tokens[kernel->name].text));
+    }
+}
+
+void collect_kernels_with_default_arguments(const std::vector<Token>& tokens, std::set<std::string>& names) {
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (tokens[i].in_directive || !is_identifier(tokens[i], "__global__")) continue;
+        auto kernel = kernel_declared_at(tokens, i);
+        if (kernel && has_default_argument(tokens, kernel->parameters))
+            names.insert(std::string(tokens[kernel->name].text));
     }
 }
 

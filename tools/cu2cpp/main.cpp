@@ -16,7 +16,7 @@ Rewrites a CUDA source file into C++ that g++ compiles against the multi-GPU sim
   kernel<<<grid, block, shmem, stream>>>(args)  becomes a call of the simulator's launch template;
   extern __shared__ T name[];                  a pointer to the running block's dynamic shared memory;
   __shared__                                   static (blocks run one after another);
-and `#include <mgpu/sim/device_language.h>` comes first. #line directives keep compiler errors
+and nvcc's predefined macros (__CUDACC__, ...) and `#include <mgpu/sim/device_language.h>` come first. #line directives keep compiler errors
 and the simulator's messages on the original file and lines.
 
 Options:

@@ -208,9 +208,16 @@ private:
         const std::string site = "::mgpu::sim::Site{__FILE__, " + line + "}";
 
         std::string call;
-        const bool deduced = tokens_[name_last].kind == TokenKind::Identifier &&
-                             how_.kernel_templates.count(std::string(tokens_[name_last].text)) > 0;
-        if (deduced) {
+        const bool plain_name = tokens_[name_last].kind == TokenKind::Identifier;
+        const std::string last_name(tokens_[name_last].text);
+        const bool deduced = plain_name && how_.kernel_templates.count(last_name) > 0;
+        const bool defaulted = plain_name && how_.kernels_with_default_arguments.count(last_name) > 0;
+        if (defaulted && !deduced) {
+            call = "::mgpu::sim::launch_kernel_with_default_arguments(" + quoted_literal(name) + ", " + site +
+                   ", reinterpret_cast<const void*>(&" + name + "), " + before_config + "::mgpu::sim::LaunchConfig(" +
+                   config + "), [](auto&... mgpu_kernel_arguments) { " + name + "(mgpu_kernel_arguments...); }" +
+                   before_arguments;
+        } else if (deduced) {
             call = "::mgpu::sim::launch_deduced_kernel(" + quoted_literal(name) + ", " + site + ", " + before_config +
                    "::mgpu::sim::LaunchConfig(" + config + "), [](auto&... mgpu_kernel_arguments) { " + name +
                    "(mgpu_kernel_arguments...); }" + before_arguments;
@@ -409,7 +416,7 @@ private:
     std::string assemble() {
         std::sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) { return a.first < b.first; });
         std::string out;
-        if (how_.main_file) out += "#include <mgpu/sim/device_language.h>\n";
+        if (how_.main_file) out += "#include <mgpu/sim/nvcc_predefined.h>\n#include <mgpu/sim/device_language.h>\n";
         out += "#line 1 " + quoted_literal(how_.display_name) + "\n";
         std::size_t edit = 0;
         for (std::size_t i = 0; i < tokens_.size(); ++i) {

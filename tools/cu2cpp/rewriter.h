@@ -43,6 +43,7 @@ struct FileRewrite {
     bool main_file = true;           // puts the device language's #include first
     std::set<std::string> kernel_templates;   // kernels declared as templates (see collect_kernel_templates)
     std::set<std::string> device_variables;   // declared in the headers this file includes (collect_device_variables)
+    std::set<std::string> kernels_with_default_arguments;   // see collect_kernels_with_default_arguments
     // The path to include instead of a local header, or nothing to leave the directive alone.
     std::function<std::optional<std::string>(const IncludeDirective&)> include_target;
 };
@@ -75,6 +76,10 @@ std::optional<DeviceVariableDeclaration> read_device_variable(const std::vector<
 
 // Names of the __device__ and __constant__ variables declared at namespace scope in these tokens.
 void collect_device_variables(const std::vector<Token>& tokens, std::set<std::string>& names);
+// Names of __global__ functions declared with a default argument. Their launches may leave those
+// arguments out, so they call the kernel by name (the defaults are part of the declaration, not of
+// its address).
+void collect_kernels_with_default_arguments(const std::vector<Token>& tokens, std::set<std::string>& names);
 
 // The #include directives of a file that name a header in quotes or angle brackets.
 std::vector<IncludeDirective> find_includes(const std::vector<Token>& tokens);

@@ -145,7 +145,11 @@ void translate(const Invocation& invocation) {
     }
 
     std::set<std::string> kernel_templates;
-    for (const SourceFile& file : files) collect_kernel_templates(file.tokens, kernel_templates);
+    std::set<std::string> kernels_with_default_arguments;
+    for (const SourceFile& file : files) {
+        collect_kernel_templates(file.tokens, kernel_templates);
+        collect_kernels_with_default_arguments(file.tokens, kernels_with_default_arguments);
+    }
 
     // Every file is rewritten before any is written, so an error leaves no partial output.
     std::vector<std::string> rewritten(files.size());
@@ -157,6 +161,7 @@ void translate(const Invocation& invocation) {
         how.kernel_templates = kernel_templates;
         for (std::size_t other = 0; other < files.size(); ++other)
             if (other != f) how.device_variables.insert(variables_of[other].begin(), variables_of[other].end());
+        how.kernels_with_default_arguments = kernels_with_default_arguments;
         how.include_target = [&, f](const IncludeDirective& include) -> std::optional<std::string> {
             auto target = included.find({f, include.name, include.angled});
             if (target == included.end()) return std::nullopt;

@@ -23,6 +23,7 @@ const char* to_string(OpKind kind) {
     case OpKind::EventRecord: return "event-record";
     case OpKind::StreamWait: return "stream-wait";
     case OpKind::Collective: return "collective";
+    case OpKind::HostFunction: return "host-function";
     }
     return "unknown";
 }

@@ -1,5 +1,6 @@
 // CUDA's vector_functions.h: the make_<type> constructors of the built-in vector types.
 #pragma once
+#define __VECTOR_FUNCTIONS_H__
 
 #include "vector_types.h"
 

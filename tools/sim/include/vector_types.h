@@ -2,6 +2,7 @@
 // with the sizes and alignments nvcc gives them, so that a float4 load in a kernel is one 16-byte
 // access on the GPU and the same layout here.
 #pragma once
+#define __VECTOR_TYPES_H__
 
 #include "mgpu/sim/types.h"
 

@@ -99,7 +99,8 @@ std::size_t live_host_allocations() {
     HostTable& t = host_table();
     std::lock_guard lock(t.mutex);
     std::size_t count = 0;
-    for (const auto& [base, range] : t.ranges) count += range.allocated_by_runtime ? 1 : 0;
+    for (const auto& [base, range] : t.ranges)
+        count += range.allocated_by_runtime && (range.flags & kManagedMemory) == 0 ? 1 : 0;
     return count;
 }
 

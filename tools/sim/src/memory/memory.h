@@ -56,12 +56,15 @@ std::size_t bytes_in_use(int device);
 std::size_t live_allocations(int device);
 std::vector<Allocation> allocations();                    // every live one, by serial (no symbols)
 
+// HostRange::flags bit of managed memory (cudaMallocManaged), which lives in host memory that every
+// device's kernels may reach, like page-locked memory.
+inline constexpr unsigned kManagedMemory = 0x80000000u;
 void* host_alloc(std::size_t bytes, unsigned flags);      // page-locked (modelled) host memory
 bool host_free(void* p);                                  // false when p was not from host_alloc
 bool host_register(void* p, std::size_t bytes, unsigned flags);   // false when it overlaps one
 bool host_unregister(void* p);                            // false when p was not registered
 std::optional<HostRange> find_host(const void* p);        // the pinned range containing p
-std::size_t live_host_allocations();
+std::size_t live_host_allocations();                     // page-locked, not managed
 std::vector<HostRange> host_ranges();                     // every live one, by address
 
 struct Violation {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "host_function.h"
 #include "trace_export.h"
 
 namespace mgpu::sim::rt {
@@ -20,7 +21,8 @@ std::string where(const Site& site) {
     return std::string(site.file) + ":" + std::to_string(site.line);
 }
 
-ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(runtime().mutex), site_(site) {
+ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(runtime().mutex, std::defer_lock), site_(site) {
+    if (!inside_host_function()) lock_.lock();
     ensure_up();
     Runtime& r = runtime();
     generation_ = r.generation;

@@ -15,28 +15,12 @@ namespace {
 // same sizes stages them too, then waits for the copy.
 constexpr std::size_t kStagedPageableLimit = 1u << 20;
 
-}  // namespace
-
-namespace mgpu::sim::rt {
-
-const char* memcpy_kind_name(int kind) {
-    switch (kind) {
-    case cudaMemcpyHostToHost: return "cudaMemcpyHostToHost";
-    case cudaMemcpyHostToDevice: return "cudaMemcpyHostToDevice";
-    case cudaMemcpyDeviceToHost: return "cudaMemcpyDeviceToHost";
-    case cudaMemcpyDeviceToDevice: return "cudaMemcpyDeviceToDevice";
-    case cudaMemcpyDefault: return "cudaMemcpyDefault";
-    default: return "invalid";
-    }
-}
-
-}  // namespace mgpu::sim::rt
-
-namespace {
-
 // The ends of a copy as its kind declares them, checked against where the pointers really are.
-cudaError_t copy_ends(void* dst, const void* src, std::size_t count, int kind, CopyEnd& from, CopyEnd& to) {
-    if (!locate(src, count, from) || !locate(dst, count, to)) return cudaErrorInvalidValue;
+cudaError_t copy_ends(void* dst, const void* src, std::size_t count, const Rows& shape, int kind, CopyEnd& from,
+                      CopyEnd& to) {
+    const std::size_t src_span = shape.rows > 1 ? Rows::span(count, shape.rows, shape.src_pitch) : count;
+    const std::size_t dst_span = shape.rows > 1 ? Rows::span(count, shape.rows, shape.dst_pitch) : count;
+    if (!locate(src, src_span, from) || !locate(dst, dst_span, to)) return cudaErrorInvalidValue;
     const bool src_device = from.device >= 0, dst_device = to.device >= 0;
     switch (kind) {
     case cudaMemcpyHostToHost: return !src_device && !dst_device ? cudaSuccess : cudaErrorInvalidValue;
@@ -58,32 +42,50 @@ void wait_for(ApiCall& call, const Enqueued& op) {
 
 namespace mgpu::sim::rt {
 
-cudaError_t finish_memcpy_call(ApiCall& call, const char* name, void* dst, const void* src, size_t count,
-                               cudaMemcpyKind kind, cudaStream_t stream, bool async, bool per_thread_default) {
+const char* memcpy_kind_name(int kind) {
+    switch (kind) {
+    case cudaMemcpyHostToHost: return "cudaMemcpyHostToHost";
+    case cudaMemcpyHostToDevice: return "cudaMemcpyHostToDevice";
+    case cudaMemcpyDeviceToHost: return "cudaMemcpyDeviceToHost";
+    case cudaMemcpyDeviceToDevice: return "cudaMemcpyDeviceToDevice";
+    case cudaMemcpyDefault: return "cudaMemcpyDefault";
+    default: return "invalid";
+    }
+}
+
+namespace {
+
+// Everything after the call's arguments are recorded: checks, the queued copy, the host's wait.
+cudaError_t finish_memcpy_request(ApiCall& call, const MemcpyRequest& request) {
     const int device = current_device();
     if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
-    if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return call.done(cudaErrorInvalidMemcpyDirection);
-    CUstream_st* target = resolve_stream(async ? stream : nullptr, per_thread_default);
+    if (request.kind < cudaMemcpyHostToHost || request.kind > cudaMemcpyDefault)
+        return call.done(cudaErrorInvalidMemcpyDirection);
+    CUstream_st* target = resolve_stream(request.async ? request.stream : nullptr, request.per_thread_default);
     if (target == nullptr) return call.done(cudaErrorInvalidResourceHandle);
-    if (count == 0) return call.done(cudaSuccess);
-    if (dst == nullptr || src == nullptr) return call.done(cudaErrorInvalidValue);
+    if (request.count == 0 || request.shape.rows == 0) return call.done(cudaSuccess);
+    if (request.dst == nullptr || request.src == nullptr) return call.done(cudaErrorInvalidValue);
     CopySpec spec;
-    if (cudaError_t status = copy_ends(dst, src, count, kind, spec.from, spec.to); status != cudaSuccess)
+    if (cudaError_t status =
+            copy_ends(request.dst, request.src, request.count, request.shape, request.kind, spec.from, spec.to);
+        status != cudaSuccess)
         return call.done(status);
     for (int end : {spec.from.device, spec.to.device})
         if (end >= 0 && end != device)
             if (cudaError_t status = context_status(end); status != cudaSuccess) return call.done(status);
 
-    spec.api_name = name;
-    spec.dst = dst;
-    spec.src = src;
-    spec.count = count;
+    const std::size_t bytes = request.count * request.shape.rows;
+    spec.api_name = request.name;
+    spec.dst = request.dst;
+    spec.src = request.src;
+    spec.count = request.count;
+    spec.shape = request.shape;
     spec.stream = target;
     const bool host_src = spec.from.device < 0, host_dst = spec.to.device < 0;
     const bool cross_device = !host_src && !host_dst && spec.from.device != spec.to.device;
-    spec.staged_in_pinned_buffer = host_src && !host_dst && !spec.from.pinned && count <= kStagedPageableLimit;
+    spec.staged_in_pinned_buffer = host_src && !host_dst && !spec.from.pinned && bytes <= kStagedPageableLimit;
     bool host_waits = false;
-    if (!async) {
+    if (!request.async) {
         // Device-to-device copies return at once; anything touching host memory completes first.
         spec.serialise_devices = cross_device;
         host_waits = host_src || host_dst;
@@ -92,7 +94,7 @@ cudaError_t finish_memcpy_call(ApiCall& call, const char* name, void* dst, const
     } else if (host_dst) {
         host_waits = !spec.to.pinned;
     } else if (host_src && !spec.from.pinned) {
-        spec.snapshot_source = count <= kStagedPageableLimit;
+        spec.snapshot_source = bytes <= kStagedPageableLimit;
         host_waits = !spec.snapshot_source;
     }
     const Enqueued op = enqueue_copy(spec);
@@ -101,10 +103,44 @@ cudaError_t finish_memcpy_call(ApiCall& call, const char* name, void* dst, const
         wait_for(call, op);
     } else if (spec.snapshot_source) {
         // The host copies the bytes into the driver's staging buffer before the call returns.
-        call.wait_until(call.begin_us() + cost.staging_us + static_cast<double>(count) / (cost.staging_gbps * 1e3));
-    } else if (!async && !host_src && !host_dst) {
+        call.wait_until(call.begin_us() + cost.staging_us + static_cast<double>(bytes) / (cost.staging_gbps * 1e3));
+    } else if (!request.async && !host_src && !host_dst) {
         call.wait_until(call.begin_us() + cost.d2d_memcpy_call_us);
     }
+    return call.done(cudaSuccess);
+}
+
+}  // namespace
+
+cudaError_t queue_memcpy(ApiCall& call, const MemcpyRequest& request) {
+    call.arg_named("kind", request.kind, memcpy_kind_name(request.kind));
+    if (request.async) call.arg_stream("stream", request.stream, request.per_thread_default);
+    else call.on_stream(nullptr, request.per_thread_default);
+    return finish_memcpy_request(call, request);
+}
+
+cudaError_t finish_memcpy_call(ApiCall& call, const char* name, void* dst, const void* src, size_t count,
+                               cudaMemcpyKind kind, cudaStream_t stream, bool async, bool per_thread_default) {
+    return finish_memcpy_request(call, {name, dst, src, count, {}, kind, stream, async, per_thread_default});
+}
+
+cudaError_t queue_memset(ApiCall& call, const MemsetRequest& request) {
+    if (request.async) call.arg_stream("stream", request.stream, request.per_thread_default);
+    else call.on_stream(nullptr, request.per_thread_default);
+    const int device = current_device();
+    if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
+    CUstream_st* target = resolve_stream(request.async ? request.stream : nullptr, request.per_thread_default);
+    if (target == nullptr) return call.done(cudaErrorInvalidResourceHandle);
+    if (request.count == 0 || request.shape.rows == 0) return call.done(cudaSuccess);
+    const std::size_t span =
+        request.shape.rows > 1 ? Rows::span(request.count, request.shape.rows, request.shape.dst_pitch) : request.count;
+    CopyEnd end;
+    if (request.p == nullptr || !locate(request.p, span, end) || (end.device < 0 && !end.pinned))
+        return call.done(cudaErrorInvalidValue);
+    const Enqueued op =
+        enqueue_memset(request.name, request.p, request.value, request.count, end.device, target, request.shape);
+    // cudaMemset is asynchronous to the host except on page-locked host memory.
+    if (!request.async && end.device < 0) wait_for(call, op);
     return call.done(cudaSuccess);
 }
 
@@ -112,34 +148,19 @@ cudaError_t finish_memcpy_call(ApiCall& call, const char* name, void* dst, const
 
 namespace {
 
+
 cudaError_t memcpy_call(const char* name, void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                         cudaStream_t stream, bool async, bool per_thread_default, Site site) {
     ApiCall call(name, site, HostCost::Copy);
     call.arg("dst", dst).arg("src", src).arg("count", static_cast<long long>(count));
-    call.arg_named("kind", kind, memcpy_kind_name(kind));
-    if (async) call.arg_stream("stream", stream, per_thread_default);
-    else call.on_stream(nullptr, per_thread_default);
-    return finish_memcpy_call(call, name, dst, src, count, kind, stream, async, per_thread_default);
+    return queue_memcpy(call, {name, dst, src, count, {}, kind, stream, async, per_thread_default});
 }
 
 cudaError_t memset_call(const char* name, void* devPtr, int value, size_t count, cudaStream_t stream, bool async,
                         bool per_thread_default, Site site) {
     ApiCall call(name, site, count <= kPageMemsetLimit ? HostCost::MemsetPage : HostCost::MemsetKernel);
     call.arg("devPtr", devPtr).arg("value", value).arg("count", static_cast<long long>(count));
-    if (async) call.arg_stream("stream", stream, per_thread_default);
-    else call.on_stream(nullptr, per_thread_default);
-    const int device = current_device();
-    if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
-    CUstream_st* target = resolve_stream(async ? stream : nullptr, per_thread_default);
-    if (target == nullptr) return call.done(cudaErrorInvalidResourceHandle);
-    if (count == 0) return call.done(cudaSuccess);
-    CopyEnd end;
-    if (devPtr == nullptr || !locate(devPtr, count, end) || (end.device < 0 && !end.pinned))
-        return call.done(cudaErrorInvalidValue);
-    const Enqueued op = enqueue_memset(name, devPtr, value, count, end.device, target);
-    // cudaMemset is asynchronous to the host except on page-locked host memory.
-    if (!async && end.device < 0) wait_for(call, op);
-    return call.done(cudaSuccess);
+    return queue_memset(call, {name, devPtr, value, count, {}, stream, async, per_thread_default});
 }
 
 cudaError_t peer_call(const char* name, void* dst, int dstDevice, const void* src, int srcDevice, size_t count,

@@ -65,7 +65,9 @@ Enqueued enqueue_copy(const CopySpec& spec) {
     request.stream = spec.stream;
     request.src_device = spec.from.device;
     request.dst_device = spec.to.device;
-    request.bytes = spec.count;
+    const std::size_t rows = spec.shape.rows;
+    const std::size_t moved = spec.count * rows;
+    request.bytes = moved;
     const int src = spec.from.device, dst = spec.to.device;
     double gbps = 0;
     double latency_us = cost.copy_latency_us;
@@ -82,7 +84,7 @@ Enqueued enqueue_copy(const CopySpec& spec) {
         request.pinned_host = spec.from.pinned;
         gbps = spec.from.pinned || spec.staged_in_pinned_buffer ? cost.h2d_pinned_gbps : cost.h2d_pageable_gbps;
         latency_us = cost.h2d_latency_us;
-        if (spec.staged_in_pinned_buffer) latency_us += static_cast<double>(spec.count) / (cost.staging_gbps * 1e3);
+        if (spec.staged_in_pinned_buffer) latency_us += static_cast<double>(moved) / (cost.staging_gbps * 1e3);
         cross_host_links(request, dst, kTowardsDevice);
     } else if (dst < 0) {
         request.kind = OpKind::MemcpyDtoH;
@@ -99,7 +101,7 @@ Enqueued enqueue_copy(const CopySpec& spec) {
         gbps = r.machine.devices[dst].d2d_copy_gbps;
         latency_us = cost.d2d_latency_us;
         request.memory_device = dst;
-        request.memory_us = static_cast<double>(spec.count) / (gbps * 1e3);
+        request.memory_us = static_cast<double>(moved) / (gbps * 1e3);
     } else {
         request.kind = OpKind::MemcpyPeer;
         request.device = dst;
@@ -114,7 +116,7 @@ Enqueued enqueue_copy(const CopySpec& spec) {
             cross_host_links(request, dst, kTowardsDevice);
         }
     }
-    request.duration_us = transfer_us(spec.count, gbps, latency_us);
+    request.duration_us = transfer_us(moved, gbps, latency_us);
     if (spec.serialise_devices) {
         request.barrier_devices.push_back(spec.stream->device);
         for (int device : {src, dst})
@@ -124,25 +126,33 @@ Enqueued enqueue_copy(const CopySpec& spec) {
     void* target = spec.dst;
     const void* source = spec.src;
     const std::size_t count = spec.count;
+    const std::size_t src_pitch = rows > 1 ? spec.shape.src_pitch : count;
+    const std::size_t dst_pitch = rows > 1 ? spec.shape.dst_pitch : count;
+    const std::size_t src_span = Rows::span(count, rows, src_pitch);
+    const std::size_t dst_span = Rows::span(count, rows, dst_pitch);
     std::shared_ptr<std::vector<char>> staged;
     if (spec.snapshot_source) {
         staged = std::make_shared<std::vector<char>>(static_cast<const char*>(source),
-                                                     static_cast<const char*>(source) + count);
+                                                     static_cast<const char*>(source) + src_span);
     }
     const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
-    request.touches = {{address(target), address(target) + count, true, allocation_serial(target)}};
+    request.touches = {{address(target), address(target) + dst_span, true, allocation_serial(target)}};
     // A pageable source staged at the call is read then, not while the copy runs.
-    if (!staged) request.touches.push_back({address(source), address(source) + count, false, allocation_serial(source)});
-    request.work = [target, source, count, staged] {
-        const void* from = staged ? static_cast<const void*>(staged->data()) : source;
+    if (!staged)
+        request.touches.push_back({address(source), address(source) + src_span, false, allocation_serial(source)});
+    request.work = [target, source, count, rows, src_pitch, dst_pitch, staged] {
+        const char* from = staged ? staged->data() : static_cast<const char*>(source);
+        char* to = static_cast<char*>(target);
         mem::Violation violation;
-        mem::run_guarded(mem::kAllDevices, [&] { std::memmove(target, from, count); }, &violation);
+        mem::run_guarded(mem::kAllDevices, [&] {
+            for (std::size_t row = 0; row < rows; ++row) std::memmove(to + row * dst_pitch, from + row * src_pitch, count);
+        }, &violation);
     };
     return enqueue(std::move(request));
 }
 
 Enqueued enqueue_memset(const char* api_name, void* p, int value, std::size_t count, int device,
-                        CUstream_st* stream) {
+                        CUstream_st* stream, Rows shape) {
     Runtime& r = runtime();
     OpRequest request;
     request.kind = OpKind::Memset;
@@ -152,7 +162,10 @@ Enqueued enqueue_memset(const char* api_name, void* p, int value, std::size_t co
     request.dst_device = device;
     request.engine = "compute";
     request.engine_device = request.device;
-    request.bytes = count;
+    const std::size_t rows = shape.rows;
+    const std::size_t pitch = rows > 1 ? shape.dst_pitch : count;
+    const std::size_t filled = count * rows;
+    request.bytes = filled;
     request.pinned_host = device < 0;
     if (device >= 0) {
         // A memset only writes, so it fills memory at the rate a copy reads plus writes (measured on
@@ -160,17 +173,21 @@ Enqueued enqueue_memset(const char* api_name, void* p, int value, std::size_t co
         const double fill_gbps = 2 * r.machine.devices[device].d2d_copy_gbps;
         const CostModel& cost = r.machine.cost;
         request.duration_us =
-            transfer_us(count, fill_gbps, count <= kPageMemsetLimit ? cost.memset_page_us : cost.memset_latency_us);
+            transfer_us(filled, fill_gbps, filled <= kPageMemsetLimit ? cost.memset_page_us : cost.memset_latency_us);
         request.memory_device = device;
-        request.memory_us = static_cast<double>(count) / (fill_gbps * 1e3);
+        request.memory_us = static_cast<double>(filled) / (fill_gbps * 1e3);
     } else {
-        request.duration_us = transfer_us(count, r.machine.devices[request.device].memory_bandwidth_gbps);
+        request.duration_us = transfer_us(filled, r.machine.devices[request.device].memory_bandwidth_gbps);
     }
-    request.touches = {{reinterpret_cast<std::uintptr_t>(p), reinterpret_cast<std::uintptr_t>(p) + count, true,
+    const std::size_t span = Rows::span(count, rows, pitch);
+    request.touches = {{reinterpret_cast<std::uintptr_t>(p), reinterpret_cast<std::uintptr_t>(p) + span, true,
                         allocation_serial(p)}};
-    request.work = [p, value, count] {
+    request.work = [p, value, count, rows, pitch] {
+        char* to = static_cast<char*>(p);
         mem::Violation violation;
-        mem::run_guarded(mem::kAllDevices, [&] { std::memset(p, value, count); }, &violation);
+        mem::run_guarded(mem::kAllDevices, [&] {
+            for (std::size_t row = 0; row < rows; ++row) std::memset(to + row * pitch, value, count);
+        }, &violation);
     };
     return enqueue(std::move(request));
 }

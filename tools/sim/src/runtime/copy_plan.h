@@ -19,11 +19,25 @@ struct CopyEnd {
 // in one live allocation (a copy through freed memory or past the end of a buffer).
 bool locate(const void* p, std::size_t count, CopyEnd& end);
 
+// The rows of a pitched (2D) copy or memset: `rows` runs of `count` bytes, each `pitch` bytes after
+// the one before. One row is a plain linear copy.
+struct Rows {
+    std::size_t rows = 1;
+    std::size_t src_pitch = 0;
+    std::size_t dst_pitch = 0;
+
+    // Bytes from the first row's start to the last row's end, at a pitch.
+    static std::size_t span(std::size_t count, std::size_t rows, std::size_t pitch) {
+        return rows == 0 ? 0 : (rows - 1) * pitch + count;
+    }
+};
+
 struct CopySpec {
     const char* api_name = "";
     void* dst = nullptr;
     const void* src = nullptr;
-    std::size_t count = 0;
+    std::size_t count = 0;   // bytes per row
+    Rows shape;
     CopyEnd from, to;
     CUstream_st* stream = nullptr;
     bool serialise_devices = false;   // cudaMemcpyPeer / cross-device cudaMemcpy: waits for all work
@@ -43,7 +57,38 @@ inline constexpr std::size_t kPageMemsetLimit = 4096;
 
 // Memset of `count` bytes at p, on `device` (-1: page-locked host memory).
 Enqueued enqueue_memset(const char* api_name, void* p, int value, std::size_t count, int device,
-                        CUstream_st* stream);
+                        CUstream_st* stream, Rows shape = {});
+
+class ApiCall;
+
+// A cudaMemcpy* call of any shape (count bytes per row) and the way it is made.
+struct MemcpyRequest {
+    const char* name = "";
+    void* dst = nullptr;
+    const void* src = nullptr;
+    std::size_t count = 0;
+    Rows shape;
+    cudaMemcpyKind kind = cudaMemcpyDefault;
+    cudaStream_t stream = nullptr;
+    bool async = false;
+    bool per_thread_default = false;
+};
+
+struct MemsetRequest {
+    const char* name = "";
+    void* p = nullptr;
+    int value = 0;
+    std::size_t count = 0;
+    Rows shape;
+    cudaStream_t stream = nullptr;
+    bool async = false;
+    bool per_thread_default = false;
+};
+
+// Validates, queues and waits as the real call does (the "Streams and synchronisation" rows of
+// cuda-facts.md); the ApiCall holds the call's own arguments.
+cudaError_t queue_memcpy(ApiCall& call, const MemcpyRequest& request);
+cudaError_t queue_memset(ApiCall& call, const MemsetRequest& request);
 
 // Whether peer copies between the two devices go over the direct link (access enabled in
 // either direction) rather than through host memory.

@@ -1,5 +1,6 @@
 // Device and page-locked host allocations, host registration and pointer attributes.
 #include "api_call.h"
+#include "device_allocation.h"
 #include "cuda_runtime_api.h"
 #include "memory/memory.h"
 #include "scheduler.h"
@@ -42,9 +43,10 @@ cudaError_t allocate_host(ApiCall& call, void** ptr, size_t size, unsigned int f
 
 }  // namespace
 
-cudaError_t cudaMalloc(void** devPtr, size_t size, Site site) {
-    ApiCall call("cudaMalloc", site);
-    call.arg("size", static_cast<long long>(size));
+namespace mgpu::sim::rt {
+
+cudaError_t allocate_device(ApiCall& call, void** devPtr, size_t size) {
+    const Site site = call.site();
     const int device = current_device();
     if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
     if (devPtr == nullptr) return call.done(cudaErrorInvalidValue);
@@ -66,11 +68,24 @@ cudaError_t cudaMalloc(void** devPtr, size_t size, Site site) {
     return call.done(p ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
+}  // namespace mgpu::sim::rt
+
+cudaError_t cudaMalloc(void** devPtr, size_t size, Site site) {
+    ApiCall call("cudaMalloc", site);
+    call.arg("size", static_cast<long long>(size));
+    return allocate_device(call, devPtr, size);
+}
+
 cudaError_t cudaFree(void* devPtr, Site site) {
     ApiCall call("cudaFree", site);
     call.arg("devPtr", devPtr);
     if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
     if (devPtr == nullptr) return call.done(cudaSuccess);
+    if (auto managed = mem::find_host(devPtr); managed && (managed->flags & mem::kManagedMemory) != 0) {
+        if (managed->base != reinterpret_cast<std::uintptr_t>(devPtr)) return call.done(cudaErrorInvalidValue);
+        finish_work_before_free(call, current_device());
+        return call.done(mem::host_free(devPtr) ? cudaSuccess : cudaErrorInvalidValue);
+    }
     auto allocation = mem::find_device(devPtr);
     if (!allocation || allocation->base != reinterpret_cast<std::uintptr_t>(devPtr))
         return call.done(cudaErrorInvalidValue);
@@ -98,7 +113,8 @@ cudaError_t cudaFreeHost(void* ptr, Site site) {
     if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
     if (ptr == nullptr) return call.done(cudaSuccess);
     auto range = mem::find_host(ptr);
-    if (!range || !range->allocated_by_runtime || range->base != reinterpret_cast<std::uintptr_t>(ptr))
+    if (!range || !range->allocated_by_runtime || (range->flags & mem::kManagedMemory) != 0 ||
+        range->base != reinterpret_cast<std::uintptr_t>(ptr))
         return call.done(cudaErrorInvalidValue);
     finish_work_before_free(call, current_device());
     const mgpu::sim::CostModel& cost = runtime().machine.cost;
@@ -143,6 +159,11 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
         attributes->device = allocation->device;
         attributes->devicePointer = const_cast<void*>(ptr);
         attributes->hostPointer = nullptr;
+    } else if (auto managed = mem::find_host(ptr); managed && (managed->flags & mem::kManagedMemory) != 0) {
+        attributes->type = cudaMemoryTypeManaged;
+        attributes->device = current_device();
+        attributes->devicePointer = const_cast<void*>(ptr);
+        attributes->hostPointer = const_cast<void*>(ptr);
     } else if (ptr != nullptr && mem::find_host(ptr)) {
         // Page-locked memory is mapped at the same address for every device (unified addressing).
         attributes->type = cudaMemoryTypeHost;
@@ -153,5 +174,30 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
         attributes->type = cudaMemoryTypeUnregistered;
         attributes->device = cudaInvalidDeviceId;
     }
+    return call.done(cudaSuccess);
+}
+
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags, Site site) {
+    ApiCall call("cudaHostGetDevicePointer", site);
+    call.arg("pHost", pHost).arg("flags", flags);
+    if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
+    if (pDevice == nullptr || flags != 0) return call.done(cudaErrorInvalidValue);
+    auto range = mem::find_host(pHost);
+    if (!range || (range->flags & mem::kManagedMemory) != 0) return call.done(cudaErrorInvalidValue);
+    // Page-locked memory is mapped for every device at its host address (unified addressing).
+    *pDevice = pHost;
+    return call.done(cudaSuccess);
+}
+
+cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost, Site site) {
+    ApiCall call("cudaHostGetFlags", site);
+    call.arg("pHost", pHost);
+    if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
+    if (pFlags == nullptr) return call.done(cudaErrorInvalidValue);
+    auto range = mem::find_host(pHost);
+    if (!range || !range->allocated_by_runtime || (range->flags & mem::kManagedMemory) != 0)
+        return call.done(cudaErrorInvalidValue);
+    // With unified addressing every page-locked allocation is mapped, as if cudaHostAllocMapped were given.
+    *pFlags = range->flags | cudaHostAllocMapped;
     return call.done(cudaSuccess);
 }

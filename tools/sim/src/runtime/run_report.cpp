@@ -48,7 +48,8 @@ json host_range_origin(const mgpu::trace::Trace& trace, const mem::HostRange& ra
     for (auto call = trace.calls.rbegin(); call != trace.calls.rend(); ++call) {
         const bool registered = call->name == "cudaHostRegister" && !call->args.empty() &&
                                 static_cast<std::uintptr_t>(call->args.front()) == range.base;
-        const bool allocated = (call->name == "cudaMallocHost" || call->name == "cudaHostAlloc") &&
+        const bool allocated = (call->name == "cudaMallocHost" || call->name == "cudaHostAlloc" ||
+                                call->name == "cudaMallocManaged") &&
                                call->text.find(shown) != std::string::npos;
         if (registered || allocated) return {{"file", call->file}, {"line", call->line}, {"call", call->name}};
     }
@@ -69,7 +70,9 @@ json collect() {
                                    {"bytes", allocation.size}, {"id", allocation.serial},
                                    {"at", place(allocation.site.file, allocation.site.line)}});
     for (const auto& range : mem::host_ranges())
-        report["leaks"].push_back({{"kind", range.allocated_by_runtime ? "page-locked memory" : "registered memory"},
+        report["leaks"].push_back({{"kind", (range.flags & mem::kManagedMemory) != 0 ? "managed memory"
+                                            : range.allocated_by_runtime      ? "page-locked memory"
+                                                                              : "registered memory"},
                                    {"device", -1}, {"bytes", range.size}, {"id", range.base},
                                    {"at", host_range_origin(r.trace, range)}});
 

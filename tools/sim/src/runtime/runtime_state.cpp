@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "host_function.h"
 #include "memory/memory.h"
 #include "scheduler.h"
 #include "symbols.h"
@@ -52,7 +53,9 @@ void ensure_up() {
 
 int host_thread_id() {
     if (t_host_thread < 0) {
-        std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
+        // A host function's thread borrows the lock the thread waiting for it holds (host_function.h).
+        std::unique_lock<std::recursive_mutex> lock(runtime().mutex, std::defer_lock);
+        if (!inside_host_function()) lock.lock();
         t_host_thread = g_next_host_thread++;
     }
     return t_host_thread;
@@ -76,6 +79,7 @@ int device_count() { return static_cast<int>(runtime().machine.devices.size()); 
 bool valid_device(int device) { return device >= 0 && device < device_count(); }
 
 cudaError_t machine_status() {
+    if (inside_host_function()) return cudaErrorNotPermitted;
     Runtime& r = runtime();
     if (!r.machine.has_driver) return cudaErrorInsufficientDriver;
     // A device listed twice in CUDA_VISIBLE_DEVICES, or an unknown CUDA_DEVICE_ORDER: the runtime

@@ -57,6 +57,7 @@ struct DeviceContext {
     std::unique_ptr<CUstream_st> legacy_stream;
     std::vector<bool> peer_enabled;      // peer_enabled[p]: kernels here may touch device p's memory
     unsigned flags = 0;                  // cudaSetDeviceFlags
+    std::map<int, std::size_t> limits;   // cudaDeviceSetLimit, by cudaLimit (unset: the default)
     std::uint64_t barrier_op = 0;        // a cudaMemcpyPeer every later operation here waits for
     // The primary context. The real runtime creates it on the first call that needs the device
     // (cudaSetDevice since CUDA 12, cudaInitDevice, an allocation, a stream...), never for

@@ -41,6 +41,7 @@ enum class OpKind {
     EventRecord,
     StreamWait,   // cudaStreamWaitEvent
     Collective,   // NCCL
+    HostFunction, // cudaLaunchHostFunc, cudaStreamAddCallback
 };
 
 const char* to_string(OpKind kind);

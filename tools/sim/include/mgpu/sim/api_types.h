@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "mgpu/sim/api_enums.h"
 #include "mgpu/sim/types.h"
 
 struct CUuuid_st {
@@ -325,3 +326,114 @@ enum cudaFuncAttribute {
 
 #define cudaCpuDeviceId ((int)-1)
 #define cudaInvalidDeviceId ((int)-2)
+
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04
+
+#define cudaOccupancyDefault 0x00
+#define cudaOccupancyDisableCachingOverride 0x01
+
+#define cudaArrayDefault 0x00
+#define cudaArrayLayered 0x01
+#define cudaArraySurfaceLoadStore 0x02
+#define cudaArrayCubemap 0x04
+#define cudaArrayTextureGather 0x08
+
+// What cudaFuncGetAttributes reports about a kernel (runtime/function_attributes.cpp says how the
+// simulator, which never compiles for the GPU, arrives at each value).
+struct cudaFuncAttributes {
+    size_t sharedSizeBytes;
+    size_t constSizeBytes;
+    size_t localSizeBytes;
+    int maxThreadsPerBlock;
+    int numRegs;
+    int ptxVersion;
+    int binaryVersion;
+    int cacheModeCA;
+    int maxDynamicSharedSizeBytes;
+    int preferredShmemCarveout;
+    int clusterDimMustBeSet;
+    int requiredClusterWidth;
+    int requiredClusterHeight;
+    int requiredClusterDepth;
+    int clusterSchedulingPolicyPreference;
+    int nonPortableClusterSizeAllowed;
+    int reserved[16];
+};
+
+// Pitched (2D and 3D) memory.
+struct cudaExtent {
+    size_t width;    // in bytes for linear memory
+    size_t height;
+    size_t depth;
+};
+
+struct cudaPos {
+    size_t x;
+    size_t y;
+    size_t z;
+};
+
+struct cudaPitchedPtr {
+    void* ptr;
+    size_t pitch;
+    size_t xsize;
+    size_t ysize;
+};
+
+// CUDA arrays (textures and surfaces) do not exist on the simulated machine; the handle types do,
+// because cudaMemcpy3DParms names them (cudaMemcpy3D refuses a copy that sets one).
+typedef struct cudaArray* cudaArray_t;
+typedef const struct cudaArray* cudaArray_const_t;
+typedef struct cudaMipmappedArray* cudaMipmappedArray_t;
+typedef const struct cudaMipmappedArray* cudaMipmappedArray_const_t;
+
+struct cudaMemcpy3DParms {
+    cudaArray_t srcArray;
+    struct cudaPos srcPos;
+    struct cudaPitchedPtr srcPtr;
+    cudaArray_t dstArray;
+    struct cudaPos dstPos;
+    struct cudaPitchedPtr dstPtr;
+    struct cudaExtent extent;
+    enum cudaMemcpyKind kind;
+};
+
+struct cudaMemcpy3DPeerParms {
+    cudaArray_t srcArray;
+    struct cudaPos srcPos;
+    struct cudaPitchedPtr srcPtr;
+    int srcDevice;
+    cudaArray_t dstArray;
+    struct cudaPos dstPos;
+    struct cudaPitchedPtr dstPtr;
+    int dstDevice;
+    struct cudaExtent extent;
+};
+
+// Where managed memory is advised to live or prefetched to.
+struct cudaMemLocation {
+    enum cudaMemLocationType type;
+    int id;
+};
+
+// Host work queued on a stream.
+typedef void (*cudaHostFn_t)(void* userData);
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void* userData);
+
+// Handles of CUDA features the simulated machine does not have; their API is refused at compile
+// time (unsupported_api.h), the types exist so that declarations which name them compile.
+typedef struct CUgraph_st* cudaGraph_t;
+typedef struct CUgraphNode_st* cudaGraphNode_t;
+typedef struct CUgraphExec_st* cudaGraphExec_t;
+typedef struct CUmemPoolHandle_st* cudaMemPool_t;
+typedef struct CUuserObject_st* cudaUserObject_t;
+typedef struct CUkern_st* cudaKernel_t;
+typedef struct CUlib_st* cudaLibrary_t;
+typedef struct CUfunc_st* cudaFunction_t;
+typedef struct cudaGraphicsResource* cudaGraphicsResource_t;
+typedef struct CUexternalMemory_st* cudaExternalMemory_t;
+typedef struct CUexternalSemaphore_st* cudaExternalSemaphore_t;
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;

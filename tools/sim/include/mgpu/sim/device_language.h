@@ -14,13 +14,10 @@
 //   __forceinline__, __launch_bounds__, __align__  the matching GCC attributes, or nothing.
 //   __noinline__  rewritten by cu2cpp in the .cu file itself: as a macro here it would break the
 //       standard library's own `__attribute__((__noinline__))`.
-// __CUDACC__ is defined, as nvcc defines it, so code that asks whether <<<...>>> launches and
-// the qualifiers are available gets yes; __CUDA_ARCH__ is not: this is host code.
+// __CUDACC__ and nvcc's other macros come from mgpu/sim/nvcc_predefined.h, which cu2cpp includes
+// in .cu files only: a plain .cpp that includes cuda_runtime.h gets the qualifiers but not them.
 #pragma once
 
-#ifndef __CUDACC__
-#define __CUDACC__ 1
-#endif
 #define MGPU_SIMULATOR 1
 
 #define __global__

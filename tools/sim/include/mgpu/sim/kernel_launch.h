@@ -66,8 +66,10 @@ template <class Value>
 void collect_argument(KernelLaunch& launch, const Value& value) {
     if constexpr (std::is_pointer_v<Value> && !std::is_function_v<std::remove_pointer_t<Value>>) {
         using Pointee = std::remove_pointer_t<Value>;
-        launch.pointer_args.push_back(static_cast<const void*>(value));
-        if constexpr (std::is_void_v<Pointee>)
+        // Through const volatile void*: a `volatile int*` flag the host writes while the kernel polls
+        // it is a pointer argument like any other.
+        launch.pointer_args.push_back(const_cast<const void*>(static_cast<const volatile void*>(value)));
+        if constexpr (std::is_void_v<std::remove_cv_t<Pointee>>)
             launch.pointee_sizes.push_back(1);
         else
             launch.pointee_sizes.push_back(sizeof(Pointee));
@@ -131,6 +133,17 @@ struct KernelLauncher<Kernel, PerThreadDefaultStream> {
             name, reinterpret_cast<const void*>(Kernel), site, config, std::move(params)...);
     }
 };
+
+// A kernel declared with default arguments (`__global__ void delay(volatile int* flag,
+// unsigned long long timeout = 10000000)` launched as `delay<<<1, 1, 0, s>>>(flag)`): its address
+// alone does not carry the defaults, so cu2cpp emits a lambda that calls it by name, as for a
+// template, and passes the address for the calls that name kernels by it (cudaFuncSetAttribute).
+template <class CallByName, class... Args, bool PerThreadDefaultStream = MGPU_PER_THREAD_DEFAULT_STREAM_>
+void launch_kernel_with_default_arguments(const char* name, Site site, const void* function,
+                                          const LaunchConfig& config, CallByName, Args&&... args) {
+    kernel::submit_launch<PerThreadDefaultStream, CallByName, std::decay_t<Args>...>(
+        name, function, site, config, std::decay_t<Args>(std::forward<Args>(args))...);
+}
 
 template <class CallTemplate, class... Args, bool PerThreadDefaultStream = MGPU_PER_THREAD_DEFAULT_STREAM_>
 void launch_deduced_kernel(const char* name, Site site, const LaunchConfig& config, CallTemplate, Args&&... args) {
