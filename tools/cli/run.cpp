@@ -168,8 +168,11 @@ int run(const Kit& kit, const ParsedArgs& args) {
         std::cerr << "\nmgpu run: the simulator saw " << findings.count << " problem" << (findings.count == 1 ? "" : "s")
                   << " the program's own checks may not show (" << machine << ", " << schedule_name << " schedule):\n"
                   << findings.text;
-        if (status.ok()) {
-            std::cerr << "mgpu run: the program ended with 0, but these problems make the run fail (exit code 1).\n";
+        if (status.ok() && args.has("--keep-exit-code")) {
+            std::cerr << "mgpu run: the program ended with 0; with --keep-exit-code these problems are reported only.\n";
+        } else if (status.ok()) {
+            std::cerr << "mgpu run: the program ended with 0, but these problems make the run fail (exit code 1; "
+                         "--keep-exit-code reports them without failing).\n";
             return kExitFailed;
         }
     } else if (status.ok() && lesson.number > 0) {
@@ -203,7 +206,8 @@ const Command run_command = {
             "OpenMP is always on). After the program's own output, run lists what the simulator saw:\n"
             "data races between streams, device work still running when the program ended, and streams,\n"
             "events and memory never released, each at the line that caused it. The program's exit code is\n"
-            "passed through, except that a program ending with 0 despite such problems gives 1. Builds are\n"
+            "passed through, except that a program ending with 0 despite such problems gives 1 (unless\n"
+            "--keep-exit-code). Builds are\n"
             "cached in build/run-cache, so an unchanged program starts at once.",
         .options =
             {
@@ -213,6 +217,8 @@ const Command run_command = {
                 {"--schedule", "MODE", "eager (default), lazy, or shuffle:SEED to run independent streams in a "
                                        "seeded random order"},
                 {"--trace", "FILE.json", "write the timeline of API calls and device work (Chrome trace format)"},
+                {"--keep-exit-code", "", "pass the program's exit code through even when the simulator saw races or "
+                                         "leaks (for programs that are not exercises, such as NVIDIA's samples)"},
             },
         .max_positionals = -1,
         .takes_passthrough = true,

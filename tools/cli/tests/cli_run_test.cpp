@@ -254,6 +254,12 @@ int main()
     CHECK(result.output.find("cudaStreamWaitEvent") != std::string::npos);
     CHECK(result.output.find("leak") == std::string::npos);
 
+    // A program that is not an exercise may keep its own exit code; the race is still reported.
+    CliResult kept = run_cli("run " + source.string() + " --keep-exit-code");
+    INFO(kept.output);
+    CHECK(kept.code == 0);
+    CHECK(kept.output.find("race") != std::string::npos);
+
     // Ordered by an event, the same program is clean and its exit code passes through.
     std::string ordered = R"(cudaMemcpyAsync(in, host, n * sizeof(float), cudaMemcpyHostToDevice, copies);
     cudaEvent_t arrived;
