@@ -1,7 +1,6 @@
 // cudaMemcpy*, cudaMemset* and cudaMemcpyPeer*: validation, ordering and when the host waits
 // (the "Streams and synchronisation" rows of cuda-facts.md and CUDA's API sync behaviour).
 #include "api_call.h"
-#include "copy_call.h"
 #include "copy_plan.h"
 #include "cuda_runtime_api.h"
 
@@ -53,10 +52,7 @@ const char* memcpy_kind_name(int kind) {
     }
 }
 
-namespace {
-
-// Everything after the call's arguments are recorded: checks, the queued copy, the host's wait.
-cudaError_t finish_memcpy_request(ApiCall& call, const MemcpyRequest& request) {
+cudaError_t finish_memcpy(ApiCall& call, const MemcpyRequest& request) {
     const int device = current_device();
     if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
     if (request.kind < cudaMemcpyHostToHost || request.kind > cudaMemcpyDefault)
@@ -110,18 +106,11 @@ cudaError_t finish_memcpy_request(ApiCall& call, const MemcpyRequest& request) {
     return call.done(cudaSuccess);
 }
 
-}  // namespace
-
 cudaError_t queue_memcpy(ApiCall& call, const MemcpyRequest& request) {
     call.arg_named("kind", request.kind, memcpy_kind_name(request.kind));
     if (request.async) call.arg_stream("stream", request.stream, request.per_thread_default);
     else call.on_stream(nullptr, request.per_thread_default);
-    return finish_memcpy_request(call, request);
-}
-
-cudaError_t finish_memcpy_call(ApiCall& call, const char* name, void* dst, const void* src, size_t count,
-                               cudaMemcpyKind kind, cudaStream_t stream, bool async, bool per_thread_default) {
-    return finish_memcpy_request(call, {name, dst, src, count, {}, kind, stream, async, per_thread_default});
+    return finish_memcpy(call, request);
 }
 
 cudaError_t queue_memset(ApiCall& call, const MemsetRequest& request) {

@@ -88,6 +88,11 @@ struct MemsetRequest {
 // Validates, queues and waits as the real call does (the "Streams and synchronisation" rows of
 // cuda-facts.md); the ApiCall holds the call's own arguments.
 cudaError_t queue_memcpy(ApiCall& call, const MemcpyRequest& request);
+// The same for a call that recorded its own arguments (kind and stream included) before checks of
+// its own, as cudaMemcpyToSymbol does: everything from the current device's checks on.
+cudaError_t finish_memcpy(ApiCall& call, const MemcpyRequest& request);
+// "cudaMemcpyHostToDevice", ..., or "invalid".
+const char* memcpy_kind_name(int kind);
 cudaError_t queue_memset(ApiCall& call, const MemsetRequest& request);
 
 // Whether peer copies between the two devices go over the direct link (access enabled in

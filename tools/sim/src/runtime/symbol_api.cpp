@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "api_call.h"
-#include "copy_call.h"
+#include "copy_plan.h"
 #include "cuda_runtime_api.h"
 #include "memory/memory.h"
 #include "mgpu/sim/device_symbol.h"
@@ -142,7 +142,7 @@ cudaError_t to_symbol_call(const char* name, const void* symbol, const void* src
     if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
         return call.done(cudaErrorInvalidMemcpyDirection);
     if (offset > found->size() || count > found->size() - offset) return call.done(cudaErrorInvalidValue);
-    return finish_memcpy_call(call, name, copy + offset, src, count, kind, stream, async, per_thread_default);
+    return finish_memcpy(call, {name, copy + offset, src, count, {}, kind, stream, async, per_thread_default});
 }
 
 cudaError_t from_symbol_call(const char* name, void* dst, const void* symbol, size_t count, size_t offset,
@@ -158,7 +158,7 @@ cudaError_t from_symbol_call(const char* name, void* dst, const void* symbol, si
     if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
         return call.done(cudaErrorInvalidMemcpyDirection);
     if (offset > found->size() || count > found->size() - offset) return call.done(cudaErrorInvalidValue);
-    return finish_memcpy_call(call, name, dst, copy + offset, count, kind, stream, async, per_thread_default);
+    return finish_memcpy(call, {name, dst, copy + offset, count, {}, kind, stream, async, per_thread_default});
 }
 
 }  // namespace
