@@ -69,6 +69,7 @@ void fail_and_end_process(const Finding& finding) {
 // its report still names the machine and schedule it ran on.
 void set_scenario(const std::string& description) {
     detail::current_case().scenario = description;
+    ++detail::current_case().scenarios;
     detail::send(nlohmann::json{{"event", "scenario"}, {"text", description}});
 }
 

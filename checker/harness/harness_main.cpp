@@ -48,6 +48,7 @@ std::string read_nonce(int fd) {
 int main(int argc, char** argv) {
     std::vector<char*> doctest_args{argv[0]};
     int nonce_fd = -1;
+    for (int i = 0; i < argc; ++i) settings().argv.emplace_back(argv[i]);
     for (int i = 1; i < argc; ++i) {
         std::string value;
         if (take_option(argv[i], "--mgpu-result-fd=", &value)) {
@@ -58,6 +59,8 @@ int main(int argc, char** argv) {
             settings().seed = std::strtoull(value.c_str(), nullptr, 10);
         } else if (take_option(argv[i], "--mgpu-topology=", &value)) {
             settings().topology = value;
+        } else if (take_option(argv[i], "--mgpu-restarted", &value)) {
+            settings().restarted = true;
         } else {
             doctest_args.push_back(argv[i]);
         }

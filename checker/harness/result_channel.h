@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,8 @@ struct RunSettings {
     std::string nonce;
     std::uint64_t seed = 0x5eed5eedULL;
     std::string topology;
+    std::vector<std::string> argv;      // as the process was started, for restart_case_with_environment
+    bool restarted = false;             // --mgpu-restarted: this process is such a restart
 };
 
 RunSettings& settings();
@@ -35,6 +38,7 @@ struct CaseState {
     std::optional<std::string> skip_reason;
     std::optional<Finding> pending_finding;   // set by fail() just before it raises the doctest failure
     int findings = 0;
+    int scenarios = 0;                        // set_scenario calls so far
 };
 
 CaseState& current_case();

@@ -56,7 +56,7 @@ const std::optional<std::string> device_order_at_start = environment("CUDA_DEVIC
 void require_hostable(const MachineSpec& wanted, const Options& options) {
     if (options.apply_cuda_visible_devices && (environment("CUDA_VISIBLE_DEVICES") != visible_devices_at_start ||
                                                environment("CUDA_DEVICE_ORDER") != device_order_at_start))
-        throw ScenarioUnavailable("the scenario sets CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER inside the process; "
+        throw EnvironmentFixedAtStart("the scenario sets CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER inside the process; "
                                   "the CUDA runtime reads them only once, when the process starts");
     if (options.schedule.kind != ScheduleKind::Eager)
         throw ScenarioUnavailable("the " + to_string(options.schedule) +

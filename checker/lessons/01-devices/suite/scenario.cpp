@@ -27,6 +27,10 @@ bool start(const Machine& machine, const std::string& inputs) {
     options.apply_cuda_visible_devices = true;
     try {
         mgpu::sim::reset_machine(options);
+    } catch (const mgpu::sim::EnvironmentFixedAtStart& unavailable) {
+        // Real GPUs: the case starts again in a process that begins with these variables.
+        mgpu::check::skip(std::string(unavailable.what()) + "; " + mgpu::check::restart_case_with_environment());
+        return false;
     } catch (const mgpu::sim::ScenarioUnavailable& unavailable) {
         mgpu::check::skip(unavailable.what());
         return false;

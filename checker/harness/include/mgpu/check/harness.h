@@ -43,6 +43,14 @@ void set_scenario(const std::string& description);
 // the case crashes or hangs, the judge tells the student the last step it reached.
 void step(const std::string& what);
 
+// Runs the current case again from its start in a new process that begins with this process's
+// environment as it is now. The real CUDA runtime reads CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER
+// once, when the process starts: a scenario that sets them can run on real GPUs only this way.
+// Does not return when the restart happens. Otherwise it returns why it cannot restart: the case
+// has already set up a scenario or reported a finding (it would run them twice), or this process
+// is such a restart already.
+std::string restart_case_with_environment();
+
 // Marks the current case as skipped (for instance: the machine has too few GPUs). The case must
 // return right after; a skipped case is never counted as passed or failed.
 void skip(const std::string& reason);

@@ -56,6 +56,13 @@ struct ScenarioUnavailable : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The real-GPU backend's reason when only the process's start stands in the way: the scenario sets
+// CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER, which the real runtime reads once, when the process
+// starts. A process started with those values can host it (mgpu::check::restart_case_with_environment).
+struct EnvironmentFixedAtStart : ScenarioUnavailable {
+    using ScenarioUnavailable::ScenarioUnavailable;
+};
+
 // Throws away every device, allocation, stream, event and error state and brings up a new machine.
 // Host threads keep running; their current device becomes 0. Throws TopologyError on a bad topology.
 void reset_machine(const Options& options);
