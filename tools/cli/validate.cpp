@@ -15,6 +15,7 @@
 
 #include "command.h"
 #include "exit_codes.h"
+#include "translate.h"
 #include "kit_config.h"
 #include "lessons.h"
 #include "validate_parts.h"
@@ -196,12 +197,12 @@ int validate(const Kit& kit, const ParsedArgs& args) {
 }  // namespace
 
 const Command validate_command = {
-    "The kit itself",
+    N_("The kit itself"),
     {
         .name = "validate",
         .usage = "validate [--out FILE.md] [--quick] [--gpus N] [--seed N] [--real-side gpu|sim] [--topology NAME|FILE] "
                  "[--only PART,...]",
-        .summary = "Holds the kit against a real multi-GPU machine in one run (needs NVIDIA GPUs).",
+        .summary = N_("Holds the kit against a real multi-GPU machine in one run (needs NVIDIA GPUs)."),
         .description =
             "In one run: describes the machine (nvidia-smi -L, driver, CUDA version, nvidia-smi topo -m);\n"
             "compares the simulator's conformance cases with the real runtime (conformance-compare);\n"
