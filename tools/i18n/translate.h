@@ -36,19 +36,27 @@ std::string as_text(const Value& value) {
 }
 }  // namespace detail
 
-// A translated message with values in it: each "{}" of `text` takes the next value in turn, so a
-// translation may move the words around the values but keeps their order.
+// A translated message with values in it: each "{}" of `text` takes the next value in turn, and
+// "{0}", "{1}", ... a value by its place, so that a translation may put the values in the order its
+// language wants ("write TODO({}) in {}" -> "{1} の TODO({0}) を書く").
 template <typename... Values>
 std::string fill(const std::string& text, const Values&... values) {
     const std::string parts[] = {std::string(), detail::as_text(values)...};
+    constexpr std::size_t count = sizeof...(Values);
     std::string out;
-    std::size_t next = 1, from = 0;
-    for (std::size_t at = text.find("{}"); at != std::string::npos; at = text.find("{}", from)) {
-        out.append(text, from, at - from);
-        if (next < sizeof...(Values) + 1) out += parts[next++];
-        from = at + 2;
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const std::size_t close = text[i] == '{' ? text.find('}', i) : std::string::npos;
+        const std::string inside = close == std::string::npos ? std::string("x") : text.substr(i + 1, close - i - 1);
+        if (inside.empty() || (inside.size() == 1 && inside[0] >= '0' && inside[0] <= '9')) {
+            const std::size_t index = inside.empty() ? next++ : static_cast<std::size_t>(inside[0] - '0');
+            if (index < count) out += parts[index + 1];
+            i = close;
+            continue;
+        }
+        out += text[i];
     }
-    return out + text.substr(from);
+    return out;
 }
 
 }  // namespace mgpu
