@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "columns.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "translate.h"
@@ -59,7 +60,8 @@ const TodoHints* find_todo(const std::vector<TodoHints>& todos, const std::strin
 }
 
 // Hints are stored as paragraphs; the terminal gets them in lines of at most `width` columns, each
-// continuation indented as the line it continues (so that "- " lists stay lists).
+// continuation indented as the line it continues (so that "- " lists stay lists). Lines break at
+// spaces only: Japanese text, which has few, keeps its long lines for the terminal to fold.
 std::string wrapped(const std::string& text, std::size_t width = 100) {
     std::string out;
     std::istringstream lines(text);
@@ -72,7 +74,7 @@ std::string wrapped(const std::string& text, std::size_t width = 100) {
         std::string word;
         bool first = true;
         while (words >> word) {
-            if (!first && current.size() + 1 + word.size() > width) {
+            if (!first && columns_of(current) + 1 + columns_of(word) > width) {
                 out += current + "\n";
                 current = std::string(hanging, ' ') + word;
             } else {
