@@ -37,7 +37,7 @@ struct GradeChoice {
 
 int lesson_number(const std::string& text) {
     auto number = parse_lesson_number(text);
-    if (!number) throw UsageError("'" + text + "' is not a lesson number (1, 2, 3, ...)");
+    if (!number) throw UsageError(fill(tr("'{}' is not a lesson number (1, 2, 3, ...)"), text));
     return *number;
 }
 
@@ -46,7 +46,7 @@ void read_common(const ParsedArgs& args, GradeChoice& choice) {
     if (auto topology = args.value("--topology")) choice.topology = checked_topology(*topology);
     if (auto backend = args.value("--backend")) {
         if (*backend != "sim" && *backend != "cuda" && *backend != "auto")
-            throw UsageError("--backend is sim, cuda or auto, not '" + *backend + "'");
+            throw UsageError(fill(tr("--backend is sim, cuda or auto, not '{}'"), *backend));
         choice.backend = *backend;
     }
     if (auto seed = args.value("--seed")) choice.seed = whole_number("--seed", *seed);
