@@ -101,17 +101,18 @@ std::string format_help(const CommandSpec& spec) {
     std::ostringstream out;
     out << tr("Usage:") << " tools/mgpu " << spec.usage << "\n\n" << tr(spec.summary) << "\n";
     if (!spec.description.empty()) out << "\n" << tr(spec.description) << "\n";
-    if (!spec.options.empty()) {
-        out << "\n" << tr("Options:") << "\n";
-        std::size_t width = 0;
-        for (const auto& option : spec.options) {
-            std::size_t length = option.name.size() + (option.value_name.empty() ? 0 : option.value_name.size() + 1);
-            width = std::max(width, length);
-        }
-        for (const auto& option : spec.options) {
-            std::string head = option.name + (option.value_name.empty() ? "" : " " + option.value_name);
-            out << "  " << head << std::string(width - head.size() + 2, ' ') << tr(option.help) << "\n";
-        }
+    // --lang is taken by main() for every command, so every command's help lists it.
+    std::vector<OptionSpec> options = spec.options;
+    options.push_back({"--lang", "ja|en", N_("the language of the messages (else LANGUAGE, LC_ALL, LC_MESSAGES, LANG)")});
+    out << "\n" << tr("Options:") << "\n";
+    std::size_t width = 0;
+    for (const auto& option : options) {
+        std::size_t length = option.name.size() + (option.value_name.empty() ? 0 : option.value_name.size() + 1);
+        width = std::max(width, length);
+    }
+    for (const auto& option : options) {
+        std::string head = option.name + (option.value_name.empty() ? "" : " " + option.value_name);
+        out << "  " << head << std::string(width - head.size() + 2, ' ') << tr(option.help) << "\n";
     }
     if (!spec.examples.empty()) out << "\n" << tr("Examples:") << "\n" << spec.examples;
     return out.str();

@@ -1,5 +1,6 @@
 #include "language.h"
 
+#include <algorithm>
 #include <clocale>
 #include <cstdlib>
 #include <libintl.h>
