@@ -9,9 +9,9 @@
 #include "args.h"
 #include "command.h"
 #include "exit_codes.h"
-#include "translate.h"
 #include "lessons.h"
 #include "process.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 

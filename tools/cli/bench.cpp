@@ -4,9 +4,9 @@
 #include "bench_grading.h"
 #include "command.h"
 #include "exit_codes.h"
-#include "translate.h"
 #include "process.h"
 #include "topology_choice.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 

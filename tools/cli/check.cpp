@@ -9,11 +9,11 @@
 #include "check_record.h"
 #include "command.h"
 #include "exit_codes.h"
-#include "translate.h"
 #include "kit_config.h"
 #include "lessons.h"
 #include "progress.h"
 #include "topology_choice.h"
+#include "translate.h"
 
 #if MGPU_HAVE_CHECKER
 #include "grade.h"

@@ -9,10 +9,10 @@
 #include "args.h"
 #include "command.h"
 #include "exit_codes.h"
-#include "translate.h"
 #include "kit_config.h"
 #include "lessons.h"
 #include "topology_choice.h"
+#include "translate.h"
 
 #if MGPU_HAVE_CHECKER
 #include "class_grading.h"

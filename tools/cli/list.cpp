@@ -3,13 +3,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include "columns.h"
 #include "command.h"
 #include "exit_codes.h"
-#include "columns.h"
-#include "translate.h"
 #include "lesson_files.h"
 #include "progress.h"
 #include "todo_marks.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 

@@ -6,9 +6,9 @@
 
 #include "command.h"
 #include "exit_codes.h"
-#include "translate.h"
 #include "lesson_files.h"
 #include "progress.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 

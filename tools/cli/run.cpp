@@ -11,12 +11,12 @@
 
 #include "command.h"
 #include "exit_codes.h"
-#include "translate.h"
 #include "lessons.h"
 #include "process.h"
 #include "program_build.h"
 #include "run_findings.h"
 #include "topology_choice.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 

@@ -3,10 +3,10 @@
 
 #include "command.h"
 #include "exit_codes.h"
-#include "translate.h"
 #include "process.h"
 #include "test_summary.h"
 #include "test_tsan.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 

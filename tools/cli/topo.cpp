@@ -6,9 +6,9 @@
 
 #include "command.h"
 #include "exit_codes.h"
-#include "translate.h"
 #include "mgpu/sim/machine.h"
 #include "topology_choice.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 

@@ -15,9 +15,9 @@
 
 #include "command.h"
 #include "exit_codes.h"
-#include "translate.h"
 #include "kit_config.h"
 #include "lessons.h"
+#include "translate.h"
 #include "validate_parts.h"
 
 #if MGPU_HAVE_CHECKER

@@ -11,10 +11,10 @@
 
 #include "command.h"
 #include "exit_codes.h"
-#include "translate.h"
 #include "lesson_files.h"
 #include "process.h"
 #include "progress.h"
+#include "translate.h"
 #include "watch_screen.h"
 
 namespace mgpu::cli {
