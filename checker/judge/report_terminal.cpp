@@ -3,7 +3,9 @@
 #include <vector>
 #include <sstream>
 
+#include "columns.h"
 #include "reports.h"
+#include "translate.h"
 
 namespace mgpu::judge {
 
@@ -21,8 +23,10 @@ struct Style {
     std::string bold(const std::string& text) const { return color ? "\033[1m" + text + "\033[0m" : text; }
 };
 
+// Criterion names may be translated, so the table pads by terminal columns rather than bytes.
 std::string pad(const std::string& text, std::size_t width) {
-    return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+    const std::string padded = pad_to_columns(text, width);
+    return padded.size() > text.size() ? padded : text + " ";
 }
 
 std::string indent(const std::string& text, const std::string& prefix) {
@@ -39,8 +43,11 @@ std::string short_name(const CaseResult& test) {
 
 std::string read_hint(const LessonResult& lesson, const Criterion& criterion) {
     if (lesson.lesson_text.empty() || criterion.section.empty()) return "";
-    std::string hint = "read " + lesson.lesson_text + " section " + criterion.section;
-    if (!criterion.section_title.empty()) hint += " (" + criterion.section_title + ")";
+    // The Japanese catalog turns README.md into README.ja.md, the lesson's text in Japanese.
+    std::string text = lesson.lesson_text;
+    if (text.size() >= 9 && text.compare(text.size() - 9, 9, "README.md") == 0) text = text.substr(0, text.size() - 9) + tr("README.md");
+    std::string hint = fill(tr("read {} section {}"), text, criterion.section);
+    if (!criterion.section_title.empty()) hint += " (" + tr(criterion.section_title) + ")";
     return hint;
 }
 
@@ -62,7 +69,7 @@ void write_case(std::ostringstream& out, const LessonResult& lesson, const CaseR
     std::size_t shown = 0;
     for (const auto& finding : test.findings) {
         if (!all && shown++ == kFindingsShownPerCase) {
-            out << "      (" << test.findings.size() - kFindingsShownPerCase << " more of the same case not shown)\n";
+            out << "      " << fill(tr("({} more of the same case not shown)"), test.findings.size() - kFindingsShownPerCase) << "\n";
             break;
         }
         out << "      " << printable(finding.check) << "\n";
@@ -80,45 +87,45 @@ void write_case(std::ostringstream& out, const LessonResult& lesson, const CaseR
         }
     }
     if (!test.output_tail.empty() && test.status != CaseStatus::Failed) {
-        out << "      last output of the program:\n" << indent(printable(test.output_tail), "        | ");
+        out << "      " << tr("last output of the program:") << "\n" << indent(printable(test.output_tail), "        | ");
     }
 }
 
 void write_lesson(std::ostringstream& out, const LessonResult& lesson, const Style& style, bool all) {
-    out << style.bold("Lesson " + std::to_string(lesson.number) + ": " + lesson.title);
+    out << style.bold(fill(tr("Lesson {}: {}"), lesson.number, tr(lesson.title)));
     std::string files;
     for (const auto& file : lesson.submission_files) files += (files.empty() ? "" : ", ") + file;
     out << "  (" << printable(files) << ")\n";
 
     if (lesson.outcome != LessonOutcome::Graded) {
         const bool kit = lesson.outcome == LessonOutcome::KitFault;
-        out << "  " << style.red(kit ? "The checker itself failed" : "Could not be built") << " ("
-            << lesson.problem_kind << "): score 0 / " << format_points(lesson.max_score) << "\n\n";
+        out << "  " << style.red(kit ? tr("The checker itself failed") : tr("Could not be built")) << " ("
+            << lesson.problem_kind << "): " << fill(tr("score 0 / {}"), format_points(lesson.max_score)) << "\n\n";
         out << indent(printable(lesson.problem), "  ") << "\n";
-        out << (kit ? "  This is a fault of the kit, not of your code: please report it with the text above.\n"
-                    : "  Fix the first problem above and run the check again.\n");
+        out << "  " << (kit ? tr("This is a fault of the kit, not of your code: please report it with the text above.")
+                            : tr("Fix the first problem above and run the check again."))
+            << "\n";
         return;
     }
 
-    out << "\n  " << pad("criterion", 24) << pad("points", 16) << "checks\n";
+    out << "\n  " << pad(tr("criterion"), 24) << pad(tr("points"), 16) << tr("checks") << "\n";
     for (const auto& criterion : lesson.criteria) {
         std::string points = format_points(criterion.earned) + " / " + format_points(criterion.max);
-        std::string checks = std::to_string(criterion.passed) + " of " +
-                             std::to_string(criterion.passed + criterion.failed) + " passed";
-        if (criterion.skipped > 0) checks += ", " + std::to_string(criterion.skipped) + " skipped";
-        if (criterion.unfinished > 0) checks += ", " + std::to_string(criterion.unfinished) + " not finished";
-        std::string row = "  " + pad(criterion.criterion.name, 24) + pad(points, 16) + checks;
+        std::string checks = fill(tr("{} of {} passed"), criterion.passed, criterion.passed + criterion.failed);
+        if (criterion.skipped > 0) checks += fill(tr(", {} skipped"), criterion.skipped);
+        if (criterion.unfinished > 0) checks += fill(tr(", {} not finished"), criterion.unfinished);
+        std::string row = "  " + pad(tr(criterion.criterion.name), 24) + pad(points, 16) + checks;
         out << (criterion.failed > 0 ? style.red(row) : style.green(row)) << "\n";
     }
-    out << "  " << pad("total", 24) << format_points(lesson.score) << " / " << format_points(lesson.max_score) << "\n";
+    out << "  " << pad(tr("total"), 24) << format_points(lesson.score) << " / " << format_points(lesson.max_score) << "\n";
 
     bool any_failed = false;
     for (const auto& criterion : lesson.criteria) {
         if (criterion.failed == 0) continue;
-        if (!any_failed) out << "\n" << style.bold("What to fix") << "\n";
+        if (!any_failed) out << "\n" << style.bold(tr("What to fix")) << "\n";
         any_failed = true;
-        out << style.bold(criterion.criterion.name) << ": " << criterion.failed << " of "
-            << criterion.passed + criterion.failed << " checks failed";
+        out << style.bold(tr(criterion.criterion.name)) << ": "
+            << fill(tr("{} of {} checks failed"), criterion.failed, criterion.passed + criterion.failed);
         std::string hint = read_hint(lesson, criterion.criterion);
         out << (hint.empty() ? "" : "; " + hint) << "\n";
         // The cases whose findings name a cause first: they say what to change.
@@ -133,14 +140,16 @@ void write_lesson(std::ostringstream& out, const LessonResult& lesson, const Sty
             ++shown;
         }
         if (!all && shown > kCasesShownPerCriterion) {
-            out << "  (" << shown - kCasesShownPerCriterion
-                << " more failed checks of this criterion: fix the ones above first, or show them all with --all)\n";
+            out << "  "
+                << fill(tr("({} more failed checks of this criterion: fix the ones above first, or show them all with --all)"),
+                        shown - kCasesShownPerCriterion)
+                << "\n";
         }
     }
     bool any_skipped = false;
     for (const auto& test : lesson.cases) {
         if (test.status != CaseStatus::Skipped) continue;
-        if (!any_skipped) out << "\n" << style.bold("Skipped (neither passed nor failed)") << "\n";
+        if (!any_skipped) out << "\n" << style.bold(tr("Skipped (neither passed nor failed)")) << "\n";
         any_skipped = true;
         out << "  " << style.yellow("-") << " " << printable(test.name) << ": " << printable(test.reason) << "\n";
     }
@@ -148,7 +157,7 @@ void write_lesson(std::ostringstream& out, const LessonResult& lesson, const Sty
     for (const auto& test : lesson.cases) {
         if (test.status != CaseStatus::Unfinished) continue;
         if (!any_unfinished) {
-            out << "\n" << style.bold("Not finished: no verdict, no fault of your code (grade again)") << "\n";
+            out << "\n" << style.bold(tr("Not finished: no verdict, no fault of your code (grade again)")) << "\n";
         }
         any_unfinished = true;
         out << "  " << style.yellow("?") << " " << printable(test.name) << ": " << printable(test.reason) << "\n";
@@ -177,7 +186,7 @@ std::string terminal_report(const GradeReport& report, bool color, bool quiet, b
     Style style{color};
     std::ostringstream out;
     if (!report.kit_fault.empty()) {
-        out << style.red("The checker could not run: ") << printable(report.kit_fault) << "\n";
+        out << style.red(tr("The checker could not run: ")) << printable(report.kit_fault) << "\n";
         return out.str();
     }
     if (!quiet) {
@@ -185,8 +194,9 @@ std::string terminal_report(const GradeReport& report, bool color, bool quiet, b
             write_lesson(out, lesson, style, all);
             out << "\n";
         }
-        out << "Score " << format_points(report.score()) << " / " << format_points(report.max_score())
-            << "  (seed " << report.seed << "; repeat this run with --seed " << report.seed << ")\n";
+        // watch_screen.cpp finds this line by its first word.
+        out << tr("Score") << " " << format_points(report.score()) << " / " << format_points(report.max_score()) << "  "
+            << fill(tr("(seed {}; repeat this run with --seed {})"), report.seed, report.seed) << "\n";
         // With --all, also how the submission was isolated: for the grader, who must know what held.
         if (all && !report.sandbox.empty()) out << "Sandbox: " << printable(report.sandbox) << "\n";
     } else {

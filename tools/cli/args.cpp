@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "exit_codes.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -46,7 +47,7 @@ ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& a
         const std::string& arg = args[i];
         if (arg == "--") {
             if (!spec.takes_passthrough)
-                throw UsageError("'" + spec.name + "' does not pass arguments on to a program, so '--' has no use here");
+                throw UsageError(fill(tr("'{}' does not pass arguments on to a program, so '--' has no use here"), spec.name));
             parsed.passthrough.assign(args.begin() + static_cast<long>(i) + 1, args.end());
             break;
         }
@@ -57,9 +58,9 @@ ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& a
         if (!looks_like_option(arg)) {
             if (spec.max_positionals >= 0 && static_cast<int>(parsed.positionals.size()) >= spec.max_positionals) {
                 if (spec.max_positionals == 0)
-                    throw UsageError("'" + spec.name + "' takes no arguments besides options, but got '" + arg + "'");
-                throw UsageError("'" + spec.name + "' takes at most " + std::to_string(spec.max_positionals) +
-                                 " argument(s); '" + arg + "' is one too many");
+                    throw UsageError(fill(tr("'{}' takes no arguments besides options, but got '{}'"), spec.name, arg));
+                throw UsageError(fill(tr("'{}' takes at most {} argument(s); '{}' is one too many"), spec.name,
+                                      spec.max_positionals, arg));
             }
             parsed.positionals.push_back(arg);
             continue;
@@ -75,10 +76,10 @@ ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& a
         }
         const OptionSpec* option = find_option(spec, name);
         if (option == nullptr)
-            throw UsageError("'" + spec.name + "' has no option '" + name + "'");
+            throw UsageError(fill(tr("'{}' has no option '{}'"), spec.name, name));
         if (option->value_name.empty()) {
             if (inline_value)
-                throw UsageError(name + " is a switch and takes no value (got '" + *inline_value + "')");
+                throw UsageError(fill(tr("{} is a switch and takes no value (got '{}')"), name, *inline_value));
             parsed.flags.insert(name);
             continue;
         }
@@ -87,10 +88,10 @@ ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& a
         } else if (i + 1 < args.size() && args[i + 1] != "--") {
             parsed.values[name] = args[++i];
         } else {
-            throw UsageError(name + " needs a value: " + name + " " + option->value_name);
+            throw UsageError(fill(tr("{} needs a value: {} {}"), name, name, option->value_name));
         }
         if (parsed.values[name].empty())
-            throw UsageError(name + " was given an empty value; expected " + option->value_name);
+            throw UsageError(fill(tr("{} was given an empty value; expected {}"), name, option->value_name));
         if (option->repeatable) parsed.lists[name].push_back(parsed.values[name]);
     }
     return parsed;
@@ -98,21 +99,22 @@ ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& a
 
 std::string format_help(const CommandSpec& spec) {
     std::ostringstream out;
-    out << "Usage: tools/mgpu " << spec.usage << "\n\n" << spec.summary << "\n";
-    if (!spec.description.empty()) out << "\n" << spec.description << "\n";
-    if (!spec.options.empty()) {
-        out << "\nOptions:\n";
-        std::size_t width = 0;
-        for (const auto& option : spec.options) {
-            std::size_t length = option.name.size() + (option.value_name.empty() ? 0 : option.value_name.size() + 1);
-            width = std::max(width, length);
-        }
-        for (const auto& option : spec.options) {
-            std::string head = option.name + (option.value_name.empty() ? "" : " " + option.value_name);
-            out << "  " << head << std::string(width - head.size() + 2, ' ') << option.help << "\n";
-        }
+    out << tr("Usage:") << " tools/mgpu " << spec.usage << "\n\n" << tr(spec.summary) << "\n";
+    if (!spec.description.empty()) out << "\n" << tr(spec.description) << "\n";
+    // --lang is taken by main() for every command, so every command's help lists it.
+    std::vector<OptionSpec> options = spec.options;
+    options.push_back({"--lang", "ja|en", N_("the language of the messages (else LANGUAGE, LC_ALL, LC_MESSAGES, LANG)")});
+    out << "\n" << tr("Options:") << "\n";
+    std::size_t width = 0;
+    for (const auto& option : options) {
+        std::size_t length = option.name.size() + (option.value_name.empty() ? 0 : option.value_name.size() + 1);
+        width = std::max(width, length);
     }
-    if (!spec.examples.empty()) out << "\nExamples:\n" << spec.examples;
+    for (const auto& option : options) {
+        std::string head = option.name + (option.value_name.empty() ? "" : " " + option.value_name);
+        out << "  " << head << std::string(width - head.size() + 2, ' ') << tr(option.help) << "\n";
+    }
+    if (!spec.examples.empty()) out << "\n" << tr("Examples:") << "\n" << spec.examples;
     return out.str();
 }
 

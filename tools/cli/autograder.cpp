@@ -11,6 +11,7 @@
 #include "exit_codes.h"
 #include "lessons.h"
 #include "process.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -155,11 +156,11 @@ int autograder(const Kit& kit, const ParsedArgs& args) {
 }  // namespace
 
 const Command autograder_command = {
-    "Grading a class",
+    N_("Grading a class"),
     {
         .name = "autograder",
         .usage = "autograder gradescope --lesson N [--out FILE.zip] [--seed S]",
-        .summary = "Makes a Gradescope autograder package that grades one lesson.",
+        .summary = N_("Makes a Gradescope autograder package that grades one lesson."),
         .description =
             "The zip holds setup.sh (installs the Debian packages of tools/cli/debian-packages.txt and builds\n"
             "the kit), run_autograder (grades /autograder/submission with `tools/mgpu grade` and writes\n"

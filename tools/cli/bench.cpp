@@ -6,6 +6,7 @@
 #include "exit_codes.h"
 #include "process.h"
 #include "topology_choice.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -69,11 +70,11 @@ int bench(const Kit& kit, const ParsedArgs& args) {
 }  // namespace
 
 const Command bench_command = {
-    "The kit itself",
+    N_("The kit itself"),
     {
         .name = "bench",
         .usage = "bench [sim|nccl|grading|calibrate|host-costs] [--topology NAME|FILE] [--students N] [-- ARGS]",
-        .summary = "Lists the benches, or runs one and shows what it measured.",
+        .summary = N_("Lists the benches, or runs one and shows what it measured."),
         .description = "Each figure is printed with its target and PASS or MISS; the exit code is the bench's\n"
                        "own (1 when a figure misses its target).",
         .options = {{"--topology", "NAME|FILE", "bench nccl: the simulated machine (default hgx-h200-8)"},

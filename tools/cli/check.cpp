@@ -13,6 +13,7 @@
 #include "lessons.h"
 #include "progress.h"
 #include "topology_choice.h"
+#include "translate.h"
 
 #if MGPU_HAVE_CHECKER
 #include "grade.h"
@@ -36,7 +37,7 @@ struct GradeChoice {
 
 int lesson_number(const std::string& text) {
     auto number = parse_lesson_number(text);
-    if (!number) throw UsageError("'" + text + "' is not a lesson number (1, 2, 3, ...)");
+    if (!number) throw UsageError(fill(tr("'{}' is not a lesson number (1, 2, 3, ...)"), text));
     return *number;
 }
 
@@ -45,7 +46,7 @@ void read_common(const ParsedArgs& args, GradeChoice& choice) {
     if (auto topology = args.value("--topology")) choice.topology = checked_topology(*topology);
     if (auto backend = args.value("--backend")) {
         if (*backend != "sim" && *backend != "cuda" && *backend != "auto")
-            throw UsageError("--backend is sim, cuda or auto, not '" + *backend + "'");
+            throw UsageError(fill(tr("--backend is sim, cuda or auto, not '{}'"), *backend));
         choice.backend = *backend;
     }
     if (auto seed = args.value("--seed")) choice.seed = whole_number("--seed", *seed);
@@ -126,16 +127,16 @@ int grade(const Kit& kit, const ParsedArgs& args) {
 }
 
 const OptionSpec kTopologyOption = {"--topology", "NAME|FILE",
-                                    "run only the scenarios on this machine, instead of the lesson's set"};
+                                    N_("run only the scenarios on this machine, instead of the lesson's set")};
 const OptionSpec kBackendOption = {"--backend", "sim|cuda|auto",
-                                   "sim (the default): the simulated machine; cuda: the NVIDIA GPUs here, skipping "
-                                   "scenarios they cannot host; auto: cuda when a GPU is present, else sim"};
-const OptionSpec kSeedOption = {"--seed", "N", "the seed of the random inputs (each report prints the one it used)"};
+                                   N_("sim (the default): the simulated machine; cuda: the NVIDIA GPUs here, skipping "
+                                   "scenarios they cannot host; auto: cuda when a GPU is present, else sim")};
+const OptionSpec kSeedOption = {"--seed", "N", N_("the seed of the random inputs (each report prints the one it used)")};
 
-const OptionSpec kJsonOption = {"--json", "FILE", "also write the result as Gradescope's results.json"};
-const OptionSpec kJunitOption = {"--junit", "FILE", "also write the result as JUnit XML"};
-const OptionSpec kJobsOption = {"--jobs", "N", "test cases run at once (default: one per core)"};
-const OptionSpec kAllOption = {"--all", "", "show every failed check (by default the first few of each criterion)"};
+const OptionSpec kJsonOption = {"--json", "FILE", N_("also write the result as Gradescope's results.json")};
+const OptionSpec kJunitOption = {"--junit", "FILE", N_("also write the result as JUnit XML")};
+const OptionSpec kJobsOption = {"--jobs", "N", N_("test cases run at once (default: one per core)")};
+const OptionSpec kAllOption = {"--all", "", N_("show every failed check (by default the first few of each criterion)")};
 
 const char* kExitCodes =
     "Exit codes: 0 every check passed, 1 some checks failed, 2 a bad option, 3 the code could not be\n"
@@ -144,15 +145,16 @@ const char* kExitCodes =
 }  // namespace
 
 const Command check_command = {
-    "Working on an exercise",
+    N_("Working on an exercise"),
     {
         .name = "check",
         .usage = "check [LESSON] [--all] [--json FILE] [--junit FILE] [--topology NAME|FILE] [--backend sim|cuda|auto] "
                  "[--seed N]",
-        .summary = "Grades your exercises (all lessons, or one) and shows the score per criterion.",
-        .description = std::string("Grades the files in exercises/ exactly as `grade` grades a submission, and keeps each\n"
-                                   "lesson's score and first failed check in .mgpu/progress.json for `list` and `watch`.\n") +
-                       kExitCodes,
+        .summary = N_("Grades your exercises (all lessons, or one) and shows the score per criterion."),
+        .description = N_("Grades the files in exercises/ exactly as `grade` grades a submission, and keeps each\n"
+                          "lesson's score and first failed check in .mgpu/progress.json for `list` and `watch`.\n"
+                          "Exit codes: 0 every check passed, 1 some checks failed, 2 a bad option, 3 the code could not be\n"
+                          "built (compile error, missing file), 4 the kit itself failed."),
         .options = {kAllOption, kJsonOption, kJunitOption, kTopologyOption, kBackendOption, kSeedOption, kJobsOption},
         .max_positionals = 1,
         .examples = "  tools/mgpu check\n  tools/mgpu check 3\n",
@@ -161,17 +163,17 @@ const Command check_command = {
 };
 
 const Command grade_command = {
-    "Grading a class",
+    N_("Grading a class"),
     {
         .name = "grade",
         .usage = "grade DIR [--lesson N] [--json FILE] [--junit FILE] [--topology NAME|FILE] [--backend sim|cuda|auto]",
-        .summary = "Grades a submission folder and writes the reports course platforms read.",
+        .summary = N_("Grades a submission folder and writes the reports course platforms read."),
         .description = std::string("DIR holds the student's lesson folders as exercises/ does (03-peer-to-peer/...),\n"
                                    "or is one lesson's folder. Each test case runs in its own sandboxed process.\n") +
                        kExitCodes,
         .options =
             {
-                {"--lesson", "N", "grade this lesson only"},
+                {"--lesson", "N", N_("grade this lesson only")},
                 kJsonOption,
                 kJunitOption,
                 kTopologyOption,
@@ -179,7 +181,7 @@ const Command grade_command = {
                 kSeedOption,
                 kJobsOption,
                 kAllOption,
-                {"--quiet", "", "print only the totals"},
+                {"--quiet", "", N_("print only the totals")},
             },
         .max_positionals = 1,
         .examples = "  tools/mgpu grade submissions/alice --lesson 3 --json results.json --junit alice.xml\n",

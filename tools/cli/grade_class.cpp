@@ -12,6 +12,7 @@
 #include "kit_config.h"
 #include "lessons.h"
 #include "topology_choice.h"
+#include "translate.h"
 
 #if MGPU_HAVE_CHECKER
 #include "class_grading.h"
@@ -96,12 +97,12 @@ int grade_class_command(const Kit&, const ParsedArgs&) {
 }  // namespace
 
 const Command grade_class_command_entry = {
-    "Grading a class",
+    N_("Grading a class"),
     {
         .name = "grade-class",
         .usage = "grade-class CLASS_DIR --lesson N|N,M|all [--out DIR] [--jobs J] [--seed S] [--backend sim|cuda|auto] "
                  "[--part I/N]",
-        .summary = "Grades every student's folder of a class and writes grades.csv and each student's reports.",
+        .summary = N_("Grades every student's folder of a class and writes grades.csv and each student's reports."),
         .description =
             "CLASS_DIR holds one folder per student (any name), each laid out as `grade` accepts. Writes\n"
             "OUT/grades.csv (a row per student and lesson: student, lesson, score, max_score, status, then\n"

@@ -3,6 +3,7 @@
 
 #include "command.h"
 #include "exit_codes.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -15,22 +16,23 @@ std::string synopsis(const CommandSpec& spec) {
 }
 
 void print_overview() {
-    std::cout << "mgpu: a multi-GPU CUDA course whose exercises grade themselves, on a simulated multi-GPU machine.\n";
+    std::cout << tr("mgpu: a multi-GPU CUDA course whose exercises grade themselves, on a simulated multi-GPU machine.") << "\n";
     std::size_t width = 0;
     for (const Command* command : all_commands()) width = std::max(width, synopsis(command->spec).size());
     std::string section;
     for (const Command* command : all_commands()) {
         if (section != command->section) {
             section = command->section;
-            std::cout << "\n" << section << ":\n";
+            std::cout << "\n" << tr(section) << ":\n";
         }
         std::string head = synopsis(command->spec);
         std::cout << "  tools/mgpu " << head << std::string(width - head.size() + 2, ' ')
-                  << command->spec.summary << "\n";
+                  << tr(command->spec.summary) << "\n";
     }
-    std::cout << "\nEach command explains its options: tools/mgpu COMMAND --help\n"
-                 "Exit codes: 0 all good, 1 something did not pass, 2 the command could not do its job "
-                 "(the message says why).\n";
+    std::cout << "\n" << tr("Each command explains its options: tools/mgpu COMMAND --help") << "\n"
+              << tr("Language: --lang ja or --lang en with any command, else LANG (ja_JP.UTF-8: Japanese).") << "\n"
+              << tr("Exit codes: 0 all good, 1 something did not pass, 2 the command could not do its job "
+                    "(the message says why).") << "\n";
 }
 
 int help(const Kit&, const ParsedArgs& args) {
@@ -39,7 +41,7 @@ int help(const Kit&, const ParsedArgs& args) {
         return kExitOk;
     }
     const Command* command = find_command(args.positionals.front());
-    if (command == nullptr) throw UsageError("there is no command '" + args.positionals.front() + "'");
+    if (command == nullptr) throw UsageError(fill(tr("there is no command '{}'"), args.positionals.front()));
     std::cout << format_help(command->spec);
     return kExitOk;
 }
@@ -47,11 +49,11 @@ int help(const Kit&, const ParsedArgs& args) {
 }  // namespace
 
 const Command help_command = {
-    "The kit itself",
+    N_("The kit itself"),
     {
         .name = "help",
         .usage = "help [COMMAND]",
-        .summary = "Lists the commands, or explains one.",
+        .summary = N_("Lists the commands, or explains one."),
         .max_positionals = 1,
     },
     help,

@@ -7,11 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "columns.h"
 #include "command.h"
 #include "exit_codes.h"
 #include "lesson_files.h"
 #include "progress.h"
 #include "todo_marks.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -33,9 +35,12 @@ std::vector<TodoHints> read_hints(const LessonFiles& lesson) {
     if (document.is_discarded() || !document.contains("todos"))
         throw SetupError(file.string() + " is not a hints file (a JSON object with a \"todos\" list)");
     std::vector<TodoHints> todos;
-    for (const json& entry : document.at("todos"))
-        todos.push_back({entry.at("todo").get<std::string>(), entry.value("task", std::string()),
-                         entry.at("hints").get<std::vector<std::string>>()});
+    // The hints are written in English; tr() gives them in the student's language from the catalog.
+    for (const json& entry : document.at("todos")) {
+        std::vector<std::string> hints;
+        for (const std::string& hint : entry.at("hints").get<std::vector<std::string>>()) hints.push_back(tr(hint));
+        todos.push_back({entry.at("todo").get<std::string>(), tr(entry.value("task", std::string())), hints});
+    }
     return todos;
 }
 
@@ -55,7 +60,8 @@ const TodoHints* find_todo(const std::vector<TodoHints>& todos, const std::strin
 }
 
 // Hints are stored as paragraphs; the terminal gets them in lines of at most `width` columns, each
-// continuation indented as the line it continues (so that "- " lists stay lists).
+// continuation indented as the line it continues (so that "- " lists stay lists). Lines break at
+// spaces only: Japanese text, which has few, keeps its long lines for the terminal to fold.
 std::string wrapped(const std::string& text, std::size_t width = 100) {
     std::string out;
     std::istringstream lines(text);
@@ -68,7 +74,7 @@ std::string wrapped(const std::string& text, std::size_t width = 100) {
         std::string word;
         bool first = true;
         while (words >> word) {
-            if (!first && current.size() + 1 + word.size() > width) {
+            if (!first && columns_of(current) + 1 + columns_of(word) > width) {
                 out += current + "\n";
                 current = std::string(hanging, ' ') + word;
             } else {
@@ -82,7 +88,7 @@ std::string wrapped(const std::string& text, std::size_t width = 100) {
 }
 
 int hint(const Kit& kit, const ParsedArgs& args) {
-    if (args.positionals.empty()) throw UsageError("say which lesson's hints you want, e.g. tools/mgpu hint 1");
+    if (args.positionals.empty()) throw UsageError(tr("say which lesson's hints you want, e.g. tools/mgpu hint 1"));
     const LessonFiles lesson = lesson_files(kit, lesson_argument(args.positionals[0]));
     const std::vector<TodoHints> todos = read_hints(lesson);
     const TodoProgress progress = todo_progress(lesson);
@@ -97,12 +103,14 @@ int hint(const Kit& kit, const ParsedArgs& args) {
     } else if (!progress.left.empty()) {
         wanted = progress.left.front();
     } else {
-        std::cout << "Every TODO of lesson " << n << " is written. For a hint on one of them anyway, name it: tools/mgpu hint "
-                  << n << " TODO (one of " << known << ");\ntools/mgpu check " << n << " says which checks still fail.\n";
+        std::cout << fill(tr("Every TODO of lesson {} is written. For a hint on one of them anyway, name it: tools/mgpu hint "
+                             "{} TODO (one of {});\ntools/mgpu check {} says which checks still fail."),
+                          n, n, known, n)
+                  << "\n";
         return kExitOk;
     }
     const TodoHints* todo = find_todo(todos, wanted, progress);
-    if (todo == nullptr) throw UsageError("lesson " + n + " has no TODO(" + wanted + "); its TODOs are " + known);
+    if (todo == nullptr) throw UsageError(fill(tr("lesson {} has no TODO({}); its TODOs are {}"), n, wanted, known));
 
     Progress record = Progress::load(progress_file(kit));
     int& shown = record.lessons[lesson.number].hints_shown[todo->todo];
@@ -110,18 +118,20 @@ int hint(const Kit& kit, const ParsedArgs& args) {
     const bool more = shown < total;
     if (more) ++shown;
 
-    std::cout << "Lesson " << n << ", TODO(" << todo->todo << ")" << (todo->task.empty() ? "" : ": " + todo->task) << "\n";
+    std::cout << fill(tr("Lesson {}, TODO({})"), n, todo->todo) << (todo->task.empty() ? "" : ": " + todo->task) << "\n";
     for (int i = 0; i < shown; ++i) {
         const bool newest = i == shown - 1 && more;
-        std::cout << "\n" << (newest ? "Hint " : "(hint ") << i + 1 << " of " << total << (newest ? ":" : ")") << "\n"
+        std::cout << "\n" << fill(newest ? tr("Hint {} of {}:") : tr("(hint {} of {})"), i + 1, total) << "\n"
                   << wrapped(todo->hints[static_cast<std::size_t>(i)]);
     }
     std::cout << "\n";
     if (shown < total)
-        std::cout << "Still stuck? tools/mgpu hint " << n << " " << todo->todo << " shows hint " << shown + 1 << ".\n";
+        std::cout << fill(tr("Still stuck? tools/mgpu hint {} {} shows hint {}."), n, todo->todo, shown + 1) << "\n";
     else
-        std::cout << "That was the last hint for TODO(" << todo->todo << "). Write it, then tools/mgpu check " << n
-                  << " says what is still wrong, and the lesson's README.md has the whole section.\n";
+        std::cout << fill(tr("That was the last hint for TODO({}). Write it, then tools/mgpu check {} says what is still "
+                             "wrong, and the lesson's README.md has the whole section."),
+                          todo->todo, n)
+                  << "\n";
     record.save(progress_file(kit));
     return kExitOk;
 }
@@ -129,15 +139,15 @@ int hint(const Kit& kit, const ParsedArgs& args) {
 }  // namespace
 
 const Command hint_command = {
-    "Working on an exercise",
+    N_("Working on an exercise"),
     {
         .name = "hint",
         .usage = "hint LESSON [TODO]",
-        .summary = "Shows one more hint for a TODO of a lesson (the first TODO not yet written by default).",
-        .description = "Each TODO has a few hints, from a nudge towards the lesson's section, to the API to use, to the\n"
+        .summary = N_("Shows one more hint for a TODO of a lesson (the first TODO not yet written by default)."),
+        .description = N_("Each TODO has a few hints, from a nudge towards the lesson's section, to the API to use, to the\n"
                        "shape of the code; each call shows the hints seen so far and one more. How many you have seen\n"
                        "is kept in .mgpu/progress.json. The hints are in lessons/NN-*/hints.json.\n"
-                       "TODO is the mark's id: 3, 5a, or TODO(3).",
+                       "TODO is the mark's id: 3, 5a, or TODO(3)."),
         .max_positionals = 2,
         .examples = "  tools/mgpu hint 1\n  tools/mgpu hint 3 2\n  tools/mgpu hint 1 5a\n",
     },

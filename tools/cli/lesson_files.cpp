@@ -7,6 +7,7 @@
 
 #include "exit_codes.h"
 #include "lessons.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -23,7 +24,7 @@ std::vector<int> kit_lessons(const Kit& kit) { return lessons_in(kit.root / "exe
 
 int lesson_argument(const std::string& text) {
     auto number = parse_lesson_number(text);
-    if (!number) throw UsageError("'" + text + "' is not a lesson number (1, 2, 3, ...)");
+    if (!number) throw UsageError(fill(tr("'{}' is not a lesson number (1, 2, 3, ...)"), text));
     return *number;
 }
 

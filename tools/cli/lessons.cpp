@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "translate.h"
+
 namespace mgpu::cli {
 
 namespace fs = std::filesystem;
@@ -51,8 +53,7 @@ std::vector<int> lessons_in(const fs::path& tree) {
 std::string no_such_lesson(const fs::path& tree, int number) {
     std::string list;
     for (int lesson : lessons_in(tree)) list += (list.empty() ? "" : ", ") + std::to_string(lesson);
-    return "there is no lesson " + std::to_string(number) + " in " + tree.string() + " (lessons there: " +
-           (list.empty() ? "none" : list) + ")";
+    return fill(tr("there is no lesson {} in {} (lessons there: {})"), number, tree.string(), list.empty() ? tr("none") : list);
 }
 
 }  // namespace mgpu::cli

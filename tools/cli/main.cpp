@@ -7,8 +7,12 @@
 
 #include "command.h"
 #include "exit_codes.h"
+#include "language.h"
+#include "translate.h"
 
 using namespace mgpu::cli;
+using mgpu::fill;
+using mgpu::tr;
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -17,11 +21,18 @@ int main(int argc, char** argv) {
         kit.root = args[1];
         args.erase(args.begin(), args.begin() + 2);
     }
+    try {
+        // The build's po/ folder holds the compiled catalogs (po/meson.build); the kit is not installed.
+        choose_language(take_language_option(args), kit.build / "po");
+    } catch (const UsageError& error) {
+        std::cerr << "mgpu: " << error.what() << "\n";
+        return kExitSetupProblem;
+    }
     if (args.empty() || args[0] == "-h" || args[0] == "--help") args = {"help"};
 
     const Command* command = find_command(args[0]);
     if (command == nullptr) {
-        std::cerr << "mgpu: there is no command '" << args[0] << "'. The commands are listed by: tools/mgpu help\n";
+        std::cerr << "mgpu: " << fill(tr("there is no command '{}'. The commands are listed by: tools/mgpu help"), args[0]) << "\n";
         return kExitSetupProblem;
     }
     try {
@@ -33,8 +44,8 @@ int main(int argc, char** argv) {
         return command->run(kit, parsed);
     } catch (const UsageError& error) {
         std::cerr << "mgpu " << command->spec.name << ": " << error.what() << "\n"
-                  << "Usage: tools/mgpu " << command->spec.usage << "   (more: tools/mgpu " << command->spec.name
-                  << " --help)\n";
+                  << fill(tr("Usage: tools/mgpu {}   (more: tools/mgpu {} --help)"), command->spec.usage, command->spec.name)
+                  << "\n";
         return kExitSetupProblem;
     } catch (const SetupError& error) {
         std::cerr << "mgpu " << command->spec.name << ": " << error.what() << "\n";

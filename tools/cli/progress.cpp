@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exit_codes.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -68,8 +69,8 @@ Progress Progress::load(const fs::path& file) {
         for (const auto& [number, entry] : document.at("lessons").items())
             progress.lessons[std::stoi(number)] = lesson_from_json(entry);
     } catch (const std::exception& error) {
-        throw SetupError(file.string() + " is damaged (" + error.what() +
-                         "). Delete it to start the record afresh; your exercise files are not in it.");
+        throw SetupError(fill(tr("{} is damaged ({}). Delete it to start the record afresh; your exercise files are not in it."),
+                              file.string(), error.what()));
     }
     return progress;
 }

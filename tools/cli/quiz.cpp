@@ -13,6 +13,7 @@
 #include "exit_codes.h"
 #include "lesson_files.h"
 #include "progress.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -36,9 +37,12 @@ std::vector<Question> read_quiz(const LessonFiles& lesson, std::string& section)
         throw SetupError(file.string() + " is not a quiz (a JSON object with a \"questions\" list)");
     section = document.value("section", std::string());
     std::vector<Question> questions;
+    // Written in English; tr() gives each text in the student's language from the catalog.
     for (const json& entry : document.at("questions")) {
-        Question question{entry.at("question").get<std::string>(), entry.at("choices").get<std::vector<std::string>>(),
-                          entry.at("answer").get<std::size_t>(), entry.value("explanation", std::string())};
+        std::vector<std::string> choices;
+        for (const std::string& choice : entry.at("choices").get<std::vector<std::string>>()) choices.push_back(tr(choice));
+        Question question{tr(entry.at("question").get<std::string>()), choices, entry.at("answer").get<std::size_t>(),
+                          tr(entry.value("explanation", std::string()))};
         if (question.answer >= question.choices.size())
             throw SetupError(file.string() + ": the answer of \"" + question.question + "\" is not one of its choices");
         questions.push_back(std::move(question));
@@ -61,14 +65,17 @@ std::optional<std::size_t> chosen(const std::string& line, std::size_t choices) 
 }
 
 int quiz(const Kit& kit, const ParsedArgs& args) {
-    if (args.positionals.empty()) throw UsageError("say which lesson's quiz to take, e.g. tools/mgpu quiz 1");
+    if (args.positionals.empty()) throw UsageError(tr("say which lesson's quiz to take, e.g. tools/mgpu quiz 1"));
     const LessonFiles lesson = lesson_files(kit, lesson_argument(args.positionals[0]));
     std::string section;
     const std::vector<Question> questions = read_quiz(lesson, section);
     const std::string n = std::to_string(lesson.number);
-    std::cout << "Lesson " << n << " quiz: " << questions.size() << " questions"
-              << (section.empty() ? "" : " from section " + section + " of lessons/" + lesson.lesson_folder.filename().string() + "/README.md")
-              << ". Answer each with its letter.\n";
+    // The Japanese catalog turns README.md into README.ja.md, the lesson's text in Japanese.
+    const std::string readme = "lessons/" + lesson.lesson_folder.filename().string() + "/" + tr("README.md");
+    std::cout << (section.empty() ? fill(tr("Lesson {} quiz: {} questions. Answer each with its letter."), n, questions.size())
+                                  : fill(tr("Lesson {} quiz: {} questions from section {} of {}. Answer each with its letter."),
+                                         n, questions.size(), section, readme))
+              << "\n";
 
     int right = 0;
     for (std::size_t i = 0; i < questions.size(); ++i) {
@@ -77,30 +84,32 @@ int quiz(const Kit& kit, const ParsedArgs& args) {
         for (std::size_t c = 0; c < question.choices.size(); ++c) std::cout << "   " << letter(c) << ") " << question.choices[c] << "\n";
         std::optional<std::size_t> answer;
         while (!answer) {
-            std::cout << "Your answer: " << std::flush;
+            std::cout << tr("Your answer: ") << std::flush;
             std::string line;
             if (!std::getline(std::cin, line)) {
-                std::cout << "\nThe quiz stopped at question " << i + 1 << " of " << questions.size()
-                          << ": the input ended. Nothing was recorded; run tools/mgpu quiz " << n << " again.\n";
+                std::cout << "\n" << fill(tr("The quiz stopped at question {} of {}: the input ended. Nothing was recorded; "
+                                              "run tools/mgpu quiz {} again."),
+                                           i + 1, questions.size(), n)
+                          << "\n";
                 return kExitSetupProblem;
             }
             if (!::isatty(STDIN_FILENO)) std::cout << line << "\n";  // a scripted answer shows in the transcript
             answer = chosen(line, question.choices.size());
             if (!answer)
-                std::cout << "'" << line << "' is not one of the letters a to " << letter(question.choices.size() - 1) << ".\n";
+                std::cout << fill(tr("'{}' is not one of the letters a to {}."), line, letter(question.choices.size() - 1)) << "\n";
         }
         if (*answer == question.answer) {
             ++right;
-            std::cout << "Right.";
+            std::cout << tr("Right.");
         } else {
-            std::cout << "Not quite: the answer is " << letter(question.answer) << ").";
+            std::cout << fill(tr("Not quite: the answer is {})."), letter(question.answer));
         }
         std::cout << (question.explanation.empty() ? "" : " " + question.explanation) << "\n";
     }
 
     const int asked = static_cast<int>(questions.size());
-    std::cout << "\nScore: " << right << " / " << asked << ".";
-    if (right < asked) std::cout << " Reread the sections the explanations name, then tools/mgpu quiz " << n << " again.";
+    std::cout << "\n" << fill(tr("Score: {} / {}."), right, asked);
+    if (right < asked) std::cout << " " << fill(tr("Reread the sections the explanations name, then tools/mgpu quiz {} again."), n);
     std::cout << "\n";
     Progress record = Progress::load(progress_file(kit));
     record.lessons[lesson.number].quiz = QuizRecord{right, asked, utc_now_iso()};
@@ -111,16 +120,16 @@ int quiz(const Kit& kit, const ParsedArgs& args) {
 }  // namespace
 
 const Command quiz_command = {
-    "Working on an exercise",
+    N_("Working on an exercise"),
     {
         .name = "quiz",
         .usage = "quiz LESSON",
-        .summary = "Asks the lesson's quick-check questions and scores your answers.",
-        .description = "The questions of the lesson's \"Quick check\" section (lessons/NN-*/quiz.json), each with a few\n"
+        .summary = N_("Asks the lesson's quick-check questions and scores your answers."),
+        .description = N_("The questions of the lesson's \"Quick check\" section (lessons/NN-*/quiz.json), each with a few\n"
                        "choices: answer with the letter. Each answer is marked at once, with the reason. Answers are\n"
                        "read one a line from standard input, so `printf 'a\\nc\\n' | tools/mgpu quiz 1` works too.\n"
                        "The score is kept in .mgpu/progress.json and shown by `tools/mgpu list`.\n"
-                       "Exit codes: 0 every answer right, 1 some wrong, 2 the quiz could not be taken.",
+                       "Exit codes: 0 every answer right, 1 some wrong, 2 the quiz could not be taken."),
         .max_positionals = 1,
         .examples = "  tools/mgpu quiz 3\n",
     },

@@ -8,6 +8,7 @@
 #include "exit_codes.h"
 #include "lesson_files.h"
 #include "progress.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -23,7 +24,7 @@ bool confirmed_on_terminal(const std::string& question) {
 }
 
 int reset(const Kit& kit, const ParsedArgs& args) {
-    if (args.positionals.empty()) throw UsageError("say which lesson to reset, e.g. tools/mgpu reset 1");
+    if (args.positionals.empty()) throw UsageError(tr("say which lesson to reset, e.g. tools/mgpu reset 1"));
     const LessonFiles lesson = lesson_files(kit, lesson_argument(args.positionals[0]));
     const std::string n = std::to_string(lesson.number);
 
@@ -37,7 +38,7 @@ int reset(const Kit& kit, const ParsedArgs& args) {
         if (read_text(skeleton) != read_text(lesson.exercise_folder / file)) changed.push_back(file);
     }
     if (changed.empty()) {
-        std::cout << "Lesson " << n << "'s files are the skeleton already; nothing was changed.\n";
+        std::cout << fill(tr("Lesson {}'s files are the skeleton already; nothing was changed."), n) << "\n";
         return kExitOk;
     }
 
@@ -46,11 +47,12 @@ int reset(const Kit& kit, const ParsedArgs& args) {
     for (const std::string& file : changed) names += (names.empty() ? "" : ", ") + file;
     if (!args.has("--yes")) {
         if (!::isatty(STDIN_FILENO))
-            throw UsageError("reset replaces your work, so it asks first, and there is no terminal to ask on: pass --yes "
-                             "to reset lesson " + n + " (your files are saved to " + backup.string() + " first)");
-        if (!confirmed_on_terminal("Replace " + names + " in " + lesson.exercise_folder.string() +
-                                   " with the skeleton? Your files are saved to " + backup.string() + " first.")) {
-            std::cout << "Nothing was changed.\n";
+            throw UsageError(fill(tr("reset replaces your work, so it asks first, and there is no terminal to ask on: pass "
+                                     "--yes to reset lesson {} (your files are saved to {} first)"),
+                                  n, backup.string()));
+        if (!confirmed_on_terminal(fill(tr("Replace {} in {} with the skeleton? Your files are saved to {} first."), names,
+                                        lesson.exercise_folder.string(), backup.string()))) {
+            std::cout << tr("Nothing was changed.") << "\n";
             return kExitOk;
         }
     }
@@ -62,23 +64,23 @@ int reset(const Kit& kit, const ParsedArgs& args) {
     }
     for (const std::string& file : changed)
         fs::copy_file(lesson.skeleton_folder / file, lesson.exercise_folder / file, fs::copy_options::overwrite_existing);
-    std::cout << "Lesson " << n << " is the skeleton again (" << names << ").\n"
-              << "Your files were saved to " << backup.string() << "; copy one back to take up where you were.\n";
+    std::cout << fill(tr("Lesson {} is the skeleton again ({})."), n, names) << "\n"
+              << fill(tr("Your files were saved to {}; copy one back to take up where you were."), backup.string()) << "\n";
     return kExitOk;
 }
 
 }  // namespace
 
 const Command reset_command = {
-    "Working on an exercise",
+    N_("Working on an exercise"),
     {
         .name = "reset",
         .usage = "reset LESSON [--yes]",
-        .summary = "Puts the lesson's skeleton back, after saving your files to .mgpu/backups/.",
-        .description = "Replaces your exercise files of the lesson with the skeleton kept in lessons/NN-*/skeleton/.\n"
+        .summary = N_("Puts the lesson's skeleton back, after saving your files to .mgpu/backups/."),
+        .description = N_("Replaces your exercise files of the lesson with the skeleton kept in lessons/NN-*/skeleton/.\n"
                        "Each file you changed is first copied to .mgpu/backups/NN-name-YYYYMMDD-HHMMSS/. Without --yes\n"
-                       "it asks on the terminal, and refuses when there is none (a script must pass --yes).",
-        .options = {{"--yes", "", "reset without asking"}},
+                       "it asks on the terminal, and refuses when there is none (a script must pass --yes)."),
+        .options = {{"--yes", "", N_("reset without asking")}},
         .max_positionals = 1,
         .examples = "  tools/mgpu reset 2\n  tools/mgpu reset 2 --yes\n",
     },

@@ -16,6 +16,7 @@
 #include "program_build.h"
 #include "run_findings.h"
 #include "topology_choice.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -192,13 +193,13 @@ int run(const Kit& kit, const ParsedArgs& args) {
 }  // namespace
 
 const Command run_command = {
-    "Working on an exercise",
+    N_("Working on an exercise"),
     {
         .name = "run",
         .usage = "run FILE.cu...|FOLDER|LESSON [-I DIR]... [-D NAME[=VALUE]]... [--topology NAME|FILE] "
                  "[--schedule eager|lazy|shuffle:SEED] [--trace FILE.json] [-- ARGS]",
-        .summary = "Builds a CUDA program for the simulated multi-GPU machine and runs it.",
-        .description =
+        .summary = N_("Builds a CUDA program for the simulated multi-GPU machine and runs it."),
+        .description = N_(
             "A lesson number (3) builds every .cu file of its exercise folder (exercises/03-*/) and runs it on\n"
             "the machine that lesson's driver shows most on; a folder builds the .cu and .cpp files in it;\n"
             "files named one by one are built into one program, as a CMake target lists its sources\n"
@@ -208,17 +209,17 @@ const Command run_command = {
             "events and memory never released, each at the line that caused it. The program's exit code is\n"
             "passed through, except that a program ending with 0 despite such problems gives 1 (unless\n"
             "--keep-exit-code). Builds are\n"
-            "cached in build/run-cache, so an unchanged program starts at once.",
+            "cached in build/run-cache, so an unchanged program starts at once."),
         .options =
             {
-                {"-I", "DIR", "search DIR for included headers (cuda-samples' Common/, say); repeatable", true},
-                {"-D", "NAME[=VALUE]", "define a macro for every file, as nvcc -D does; repeatable", true},
-                {"--topology", "NAME|FILE", "the simulated machine: a preset (tools/mgpu topo --list) or a JSON file"},
-                {"--schedule", "MODE", "eager (default), lazy, or shuffle:SEED to run independent streams in a "
-                                       "seeded random order"},
-                {"--trace", "FILE.json", "write the timeline of API calls and device work (Chrome trace format)"},
-                {"--keep-exit-code", "", "pass the program's exit code through even when the simulator saw races or "
-                                         "leaks (for programs that are not exercises, such as NVIDIA's samples)"},
+                {"-I", "DIR", N_("search DIR for included headers (cuda-samples' Common/, say); repeatable"), true},
+                {"-D", "NAME[=VALUE]", N_("define a macro for every file, as nvcc -D does; repeatable"), true},
+                {"--topology", "NAME|FILE", N_("the simulated machine: a preset (tools/mgpu topo --list) or a JSON file")},
+                {"--schedule", "MODE", N_("eager (default), lazy, or shuffle:SEED to run independent streams in a "
+                                       "seeded random order")},
+                {"--trace", "FILE.json", N_("write the timeline of API calls and device work (Chrome trace format)")},
+                {"--keep-exit-code", "", N_("pass the program's exit code through even when the simulator saw races or "
+                                         "leaks (for programs that are not exercises, such as NVIDIA's samples)")},
             },
         .max_positionals = -1,
         .takes_passthrough = true,

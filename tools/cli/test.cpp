@@ -6,6 +6,7 @@
 #include "process.h"
 #include "test_summary.h"
 #include "test_tsan.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -53,18 +54,18 @@ int test(const Kit& kit, const ParsedArgs& args) {
 }  // namespace
 
 const Command test_command = {
-    "The kit itself",
+    N_("The kit itself"),
     {
         .name = "test",
         .usage = "test [--tsan] [TEST...]",
-        .summary = "Runs the kit's own test suite and counts its test cases.",
-        .description = "Runs every test of meson's 'kit' suite (or only the named ones), two at a time, then\n"
+        .summary = N_("Runs the kit's own test suite and counts its test cases."),
+        .description = N_("Runs every test of meson's 'kit' suite (or only the named ones), two at a time, then\n"
                        "sums the doctest test cases of all of them. The last line is always\n"
                        "'N passed, N failed'; the exit code is 0 only when nothing failed. --tsan builds the tests\n"
                        "that call the runtime from many host threads with ThreadSanitizer in a build folder of\n"
-                       "their own (BUILD-tsan beside BUILD) and runs them there: a data race fails its test.",
+                       "their own (BUILD-tsan beside BUILD) and runs them there: a data race fails its test."),
         .options = {{"--tsan", "",
-                     "run the thread tests (or the TESTs named) built with ThreadSanitizer in BUILD-tsan"}},
+                     N_("run the thread tests (or the TESTs named) built with ThreadSanitizer in BUILD-tsan")}},
         .max_positionals = -1,
         .examples = "  tools/mgpu test\n  tools/mgpu test topology-presets\n  tools/mgpu test --tsan\n",
     },

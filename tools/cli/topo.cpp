@@ -8,6 +8,7 @@
 #include "exit_codes.h"
 #include "mgpu/sim/machine.h"
 #include "topology_choice.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -86,17 +87,17 @@ int topo(const Kit&, const ParsedArgs& args) {
 }  // namespace
 
 const Command topo_command = {
-    "Working on an exercise",
+    N_("Working on an exercise"),
     {
         .name = "topo",
         .usage = "topo [--topology NAME|FILE] [--list]",
-        .summary = "Shows the simulated machine: its GPUs, the links between them, which pairs can peer.",
-        .description = "Without --topology it shows MGPU_TOPOLOGY's machine, or the default (h200).\n"
-                       "CUDA_VISIBLE_DEVICES narrows and reorders the devices as the real driver does.",
+        .summary = N_("Shows the simulated machine: its GPUs, the links between them, which pairs can peer."),
+        .description = N_("Without --topology it shows MGPU_TOPOLOGY's machine, or the default (h200).\n"
+                       "CUDA_VISIBLE_DEVICES narrows and reorders the devices as the real driver does."),
         .options =
             {
-                {"--topology", "NAME|FILE", "a preset name or a JSON topology file"},
-                {"--list", "", "list the preset machines"},
+                {"--topology", "NAME|FILE", N_("a preset name or a JSON topology file")},
+                {"--list", "", N_("list the preset machines")},
             },
         .examples = "  tools/mgpu topo --topology hgx-h200-8\n"
                     "  CUDA_VISIBLE_DEVICES=2,0 tools/mgpu topo --topology pcie-4\n",

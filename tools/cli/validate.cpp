@@ -19,6 +19,7 @@
 #include "kit_config.h"
 #include "lesson_files.h"
 #include "lessons.h"
+#include "translate.h"
 #include "validate_parts.h"
 
 #if MGPU_HAVE_CHECKER
@@ -202,12 +203,12 @@ int validate(const Kit& kit, const ParsedArgs& args) {
 }  // namespace
 
 const Command validate_command = {
-    "The kit itself",
+    N_("The kit itself"),
     {
         .name = "validate",
         .usage = "validate [--out FILE.md] [--quick] [--gpus N] [--seed N] [--real-side gpu|sim] [--topology NAME|FILE] "
                  "[--only PART,...]",
-        .summary = "Holds the kit against a real multi-GPU machine in one run (needs NVIDIA GPUs).",
+        .summary = N_("Holds the kit against a real multi-GPU machine in one run (needs NVIDIA GPUs)."),
         .description =
             "In one run: describes the machine (nvidia-smi -L, driver, CUDA version, nvidia-smi topo -m);\n"
             "compares the simulator's conformance cases with the real runtime (conformance-compare);\n"

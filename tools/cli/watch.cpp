@@ -14,6 +14,7 @@
 #include "lesson_files.h"
 #include "process.h"
 #include "progress.h"
+#include "translate.h"
 #include "watch_screen.h"
 
 namespace mgpu::cli {
@@ -81,7 +82,7 @@ int lesson_to_watch(const Kit& kit, const ParsedArgs& args) {
     if (!args.positionals.empty()) return lesson_argument(args.positionals[0]);
     const Progress progress = Progress::load(progress_file(kit));
     const std::vector<int> lessons = kit_lessons(kit);
-    if (lessons.empty()) throw SetupError("there are no lesson folders in " + (kit.root / "exercises").string());
+    if (lessons.empty()) throw SetupError(fill(tr("there are no lesson folders in {}"), (kit.root / "exercises").string()));
     for (int number : lessons) {
         auto found = progress.lessons.find(number);
         if (found == progress.lessons.end() || !found->second.last_check) return number;
@@ -115,8 +116,8 @@ int watch(const Kit& kit, const ParsedArgs& args) {
     ::sigaction(SIGTERM, &stop, nullptr);
 
     DirectoryWatch folder(lesson.exercise_folder);
-    const std::string waiting = "\nWatching " + names + " in " + lesson.exercise_folder.string() +
-                                ": save to check again, Ctrl-C to stop.\n";
+    const std::string waiting =
+        "\n" + fill(tr("Watching {} in {}: save to check again, Ctrl-C to stop."), names, lesson.exercise_folder.string()) + "\n";
     if (!once) run_check(kit, lesson, clear_screen);
     std::cout << waiting << std::flush;
     while (folder.wait_for_save(lesson.student_files)) {
@@ -125,26 +126,26 @@ int watch(const Kit& kit, const ParsedArgs& args) {
         if (once) return status.signal != 0 ? kExitSetupProblem : status.code;
         std::cout << waiting << std::flush;
     }
-    std::cout << "\nStopped watching lesson " << lesson.number << ".\n";
+    std::cout << "\n" << fill(tr("Stopped watching lesson {}."), lesson.number) << "\n";
     return kExitOk;
 }
 
 }  // namespace
 
 const Command watch_command = {
-    "Working on an exercise",
+    N_("Working on an exercise"),
     {
         .name = "watch",
         .usage = "watch [LESSON] [--once-after-change] [--no-clear]",
-        .summary = "Checks the lesson again at every save of your file, until Ctrl-C.",
-        .description = "Runs `tools/mgpu check LESSON`, then waits for you to save one of the lesson's files and runs\n"
+        .summary = N_("Checks the lesson again at every save of your file, until Ctrl-C."),
+        .description = N_("Runs `tools/mgpu check LESSON`, then waits for you to save one of the lesson's files and runs\n"
                        "it again, clearing the screen between runs, and shows the score table and the first failing\n"
                        "check (`check` shows them all). Saves are seen through Linux's inotify, so waiting costs nothing. Without LESSON it\n"
-                       "watches the first lesson that has no full marks yet (see tools/mgpu list).",
+                       "watches the first lesson that has no full marks yet (see tools/mgpu list)."),
         .options =
             {
-                {"--once-after-change", "", "no check at the start: wait for one save, check once and exit with check's code"},
-                {"--no-clear", "", "keep the earlier runs on the screen"},
+                {"--once-after-change", "", N_("no check at the start: wait for one save, check once and exit with check's code")},
+                {"--no-clear", "", N_("keep the earlier runs on the screen")},
             },
         .max_positionals = 1,
         .examples = "  tools/mgpu watch 2\n",

@@ -34,7 +34,7 @@ done
 for present in README.md meson.build tools/mgpu tools/sim lessons exercises checker/judge checker/lessons \
                exercises/03-peer-to-peer/peer_access.cu exercises/03-peer-to-peer/peer_access.h \
                lessons/03-peer-to-peer/skeleton/peer_access.cu lessons/03-peer-to-peer/hints.json \
-               lessons/03-peer-to-peer/quiz.json; do
+               lessons/03-peer-to-peer/quiz.json po/ja.po po/meson.build tools/i18n/translate.h; do
   [ -e "$work/student/$present" ] || fail "the student edition lacks $present"
 done
 [ "$(cat "$work/student/EDITION" 2>/dev/null)" = student ] || fail "EDITION does not say student"
