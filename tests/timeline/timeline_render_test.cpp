@@ -169,3 +169,21 @@ TEST_CASE("an empty trace says that nothing ran") {
     CHECK(html.find("No device work was recorded") != std::string::npos);
     CHECK(count(html, "data-lane=") == 0);
 }
+
+TEST_CASE("the axis starts with the first work drawn, not at 0") {
+    Trace trace = pipeline();
+    for (auto& o : trace.ops) {
+        o.start_us += 2500;
+        o.end_us += 2500;
+    }
+    for (auto& c : trace.calls) {
+        if (c.end_us > 0) {
+            c.begin_us += 2500;
+            c.end_us += 2500;
+        }
+    }
+    const auto summary = mgpu::trace::summarize_timeline(trace);
+    CHECK(summary.start_us == doctest::Approx(2501.0));
+    CHECK(summary.end_us == doctest::Approx(2530.0));
+    CHECK(mgpu::trace::timeline_html(trace).find(">2500</text>") == std::string::npos);
+}

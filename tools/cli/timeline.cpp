@@ -55,7 +55,7 @@ const Command timeline_command = {
     {
         .name = "timeline",
         .usage = "timeline FILE.cu...|FOLDER|LESSON [--topology NAME|FILE] [--schedule eager|lazy|shuffle:SEED] "
-                 "[--out FILE.html] [-I DIR]... [-D NAME[=VALUE]]... [-- ARGS]",
+                 "[--out FILE.html] [--trace FILE.json] [-I DIR]... [-D NAME[=VALUE]]... [-- ARGS]",
         .summary = "Runs a program as run does and draws what ran on each GPU as a web page.",
         .description =
             "Builds and runs the program exactly as `run` does (a lesson number runs the lesson's main.cu\n"

@@ -388,8 +388,9 @@ private:
             top += lane.height;
         }
         layout_.empty = !any;
-        layout_.t0 = std::min(0.0, t0);
-        layout_.t1 = t1 > layout_.t0 ? t1 : layout_.t0 + 1;
+        // The axis starts with the first work drawn: a checker's window may begin well after 0.
+        layout_.t0 = t0;
+        layout_.t1 = t1 > t0 ? t1 : t0 + 1;
     }
 
     const Trace& trace_;
