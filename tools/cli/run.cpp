@@ -225,7 +225,8 @@ const Command run_command = {
                 {"--topology", "NAME|FILE", "the simulated machine: a preset (tools/mgpu topo --list) or a JSON file"},
                 {"--schedule", "MODE", "eager (default), lazy, or shuffle:SEED to run independent streams in a "
                                        "seeded random order"},
-                {"--trace", "FILE.json", "write the timeline of API calls and device work (Chrome trace format)"},
+                {"--trace", "FILE.json", "write the trace of API calls and device work (Chrome trace format; "
+                                         "tools/mgpu timeline draws the run as a web page)"},
                 {"--keep-exit-code", "", "pass the program's exit code through even when the simulator saw races or "
                                          "leaks (for programs that are not exercises, such as NVIDIA's samples)"},
             },
