@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "mgpu/sim/control.h"
 #include "mgpu/timeline.h"
 
 #include "runtime_state.h"
@@ -30,13 +31,11 @@ void write_timeline_file() {
         for (std::string line; std::getline(lines, line);)
             if (!line.empty()) options.notes.push_back(line);
     }
-    const char* topology = std::getenv("MGPU_TOPOLOGY");
-    const char* schedule = std::getenv("MGPU_SCHEDULE");
-    options.notes.push_back(std::string("Simulated machine: ") + (topology && *topology ? topology : "h200") + ", " +
-                            (schedule && *schedule ? schedule : "eager") + " schedule.");
     std::string html;
     {
         std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
+        options.notes.push_back("Simulated machine: " + runtime().options.topology + ", " +
+                                mgpu::sim::to_string(runtime().options.schedule) + " schedule.");
         html = mgpu::trace::timeline_html(runtime().trace, options);
     }
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
