@@ -1,7 +1,11 @@
 // The timeline page drawn from traces made by hand: its lanes, boxes, arrows, axis and escaping.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <string>
+
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "mgpu/timeline.h"
 
@@ -186,4 +190,31 @@ TEST_CASE("the axis starts with the first work drawn, not at 0") {
     CHECK(summary.start_us == doctest::Approx(2501.0));
     CHECK(summary.end_us == doctest::Approx(2530.0));
     CHECK(mgpu::trace::timeline_html(trace).find(">2500</text>") == std::string::npos);
+}
+
+TEST_CASE("with read_source_names, a stream lane is named by the variable its creation filled") {
+    char path[] = "/tmp/mgpu-timeline-source-XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    {
+        std::ofstream source(path);
+        for (int line = 1; line <= 30; ++line) {
+            if (line == 10) source << "    RETURN_IF_FAILED(cudaStreamCreateWithFlags(&pipeline.copy_stream, cudaStreamNonBlocking));\n";
+            else if (line == 20) source << "    cudaStreamCreate( & replicas[i].side_stream);\n";
+            else source << "// line " << line << "\n";
+        }
+    }
+    Trace trace = pipeline();
+    trace.calls[0].file = trace.calls[1].file = path;
+    mgpu::trace::TimelineOptions options;
+    options.read_source_names = true;
+    const std::string named = mgpu::trace::timeline_html(trace, options);
+    ::close(fd);
+    ::unlink(path);
+    CHECK(named.find("GPU 1 \u00b7 pipeline.copy_stream</text>") != std::string::npos);
+    CHECK(named.find("GPU 1 \u00b7 replicas[i].side_stream</text>") != std::string::npos);
+    CHECK(named.find("stream#16, created at mgpu-timeline-source-") != std::string::npos);
+    // Off by default, and a file that is gone leaves the trace's names.
+    CHECK(mgpu::trace::timeline_html(trace).find("pipeline.copy_stream") == std::string::npos);
+    CHECK(mgpu::trace::timeline_html(trace, options).find("GPU 1 \u00b7 stream#16</text>") != std::string::npos);
 }

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -146,9 +148,25 @@ std::string site_of(const ApiCall* call) {
     return file + ":" + std::to_string(call->line);
 }
 
+// The variable a cudaStreamCreate* call at file:line filled ("pipeline.copy_stream"), "" if unknown.
+std::string created_variable(const ApiCall& call, std::map<std::string, std::vector<std::string>>& files) {
+    if (call.file.empty() || call.line <= 0) return "";
+    auto [it, fresh] = files.try_emplace(call.file);
+    if (fresh) {
+        std::ifstream in(call.file);
+        for (std::string line; std::getline(in, line);) it->second.push_back(line);
+    }
+    if (static_cast<std::size_t>(call.line) > it->second.size()) return "";
+    static const std::regex created(R"(cudaStreamCreate\w*\s*\(\s*&\s*([A-Za-z_][A-Za-z0-9_.\[\]]*(->[A-Za-z_][A-Za-z0-9_.\[\]]*)*))");
+    std::smatch match;
+    const std::string& text = it->second[std::size_t(call.line) - 1];
+    if (!std::regex_search(text, match, created)) return "";
+    return match[1].str();
+}
+
 class Builder {
 public:
-    explicit Builder(const Trace& trace) : trace_(trace) {
+    Builder(const Trace& trace, bool read_source_names) : trace_(trace) {
         for (const ApiCall& call : trace.calls) call_by_seq_[call.seq] = &call;
         for (const DeviceOp& op : trace.ops)
             if (op.api_seq) op_by_seq_.emplace(op.api_seq, &op);
@@ -158,6 +176,10 @@ public:
             if (arrow == std::string::npos || call.name.rfind("cudaStreamCreate", 0) != 0) continue;
             const std::uint64_t id = std::strtoull(call.text.c_str() + arrow + 10, nullptr, 10);
             created_at_.emplace(id, &call);
+            if (read_source_names) {
+                std::string variable = created_variable(call, source_lines_);
+                if (!variable.empty()) variable_of_.emplace(id, std::move(variable));
+            }
         }
     }
 
@@ -242,6 +264,11 @@ private:
             auto created = created_at_.find(lane.stream);
             if (created != created_at_.end() && !site_of(created->second).empty())
                 lane.sublabel = "created at " + site_of(created->second);
+            auto variable = variable_of_.find(lane.stream);
+            if (variable != variable_of_.end()) {
+                lane.label = device_name(lane.device) + " \u00b7 " + variable->second;
+                lane.sublabel = stream_name(lane.stream) + ", " + lane.sublabel;
+            }
         } else if (lane.kind == "engine") {
             lane.label = device_name(lane.device) + " \u00b7 " + engine_label(lane.engine);
         } else {
@@ -398,6 +425,8 @@ private:
     std::unordered_map<std::uint64_t, const ApiCall*> call_by_seq_;
     std::unordered_multimap<std::uint64_t, const DeviceOp*> op_by_seq_;
     std::map<std::uint64_t, const ApiCall*> created_at_;
+    std::map<std::uint64_t, std::string> variable_of_;
+    std::map<std::string, std::vector<std::string>> source_lines_;
     std::map<std::tuple<std::string, int, std::uint64_t, std::string, int>, std::size_t> lane_of_;
 };
 
@@ -462,7 +491,7 @@ std::string escape_html(const std::string& text) {
 }
 
 TimelineSummary summarize_timeline(const Trace& trace) {
-    const Layout layout = Builder(trace).build();
+    const Layout layout = Builder(trace, false).build();
     TimelineSummary summary;
     summary.devices = int(layout.devices.size());
     for (const Lane& lane : layout.lanes) {
@@ -478,7 +507,7 @@ TimelineSummary summarize_timeline(const Trace& trace) {
 }
 
 std::string timeline_html(const Trace& trace, const TimelineOptions& options) {
-    const Layout layout = Builder(trace).build();
+    const Layout layout = Builder(trace, options.read_source_names).build();
     const TimelineSummary summary = summarize_timeline(trace);
     std::ostringstream html;
     html << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << escape_html(options.title)

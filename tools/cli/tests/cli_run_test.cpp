@@ -426,6 +426,7 @@ TEST_CASE("timeline runs a program and writes its page: a lane per stream that r
     CHECK(count("data-lane=\"stream\"") == 3);
     CHECK(count("data-arrow=\"event\"") == 1);
     CHECK(count("data-lane=\"host\"") == 1);
+    CHECK(html.find("GPU 0 \u00b7 compute0</text>") != std::string::npos);
     CHECK(html.find("created at streams.cu:18") != std::string::npos);
     CHECK(html.find("Simulated machine: hgx-h200-8, eager schedule.") != std::string::npos);
     CHECK(html.find("<script") == std::string::npos);

@@ -82,6 +82,7 @@ void attach_timeline(const StudentCalls& calls, const std::string& what) {
     trace.ops = calls.ops();
     mgpu::trace::TimelineOptions options;
     options.title = "Timeline of " + what;
+    options.read_source_names = true;   // the student's file is visible to the checker
     options.notes = {"What your code ran in the check that failed: each GPU's streams, copy engines and links, and "
                      "the host's waits."};
     mgpu::check::attach_timeline(mgpu::trace::timeline_html(trace, options));

@@ -25,6 +25,7 @@ void write_timeline_file() {
     if (!asked("MGPU_TIMELINE_FILE")) return;
     const char* path = std::getenv("MGPU_TIMELINE_FILE");
     mgpu::trace::TimelineOptions options;
+    options.read_source_names = true;   // the program's sources are where the trace says
     if (asked("MGPU_TIMELINE_TITLE")) options.title = std::getenv("MGPU_TIMELINE_TITLE");
     if (asked("MGPU_TIMELINE_NOTES")) {
         std::istringstream lines(std::getenv("MGPU_TIMELINE_NOTES"));

@@ -16,6 +16,10 @@ namespace mgpu::trace {
 struct TimelineOptions {
     std::string title = "Timeline";
     std::vector<std::string> notes;   // lines shown under the title (program, machine, schedule, finding)
+    // Names each stream lane by the variable its cudaStreamCreate* call filled, read from the line of
+    // the source file the trace names ("pipeline.copy_stream"); off, or a file that cannot be read,
+    // leaves the trace's own name ("stream#17").
+    bool read_source_names = false;
 };
 
 // What the page shows, counted the way the page draws it (lanes carry data-lane="stream",
