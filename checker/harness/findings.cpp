@@ -65,6 +65,8 @@ void fail_and_end_process(const Finding& finding) {
     ::_exit(1);
 }
 
+void attach_timeline(const std::string& html) { detail::send(nlohmann::json{{"event", "timeline"}, {"html", html}}); }
+
 // Sent at once as well: a case that then crashes or is stopped never reaches its end record, and
 // its report still names the machine and schedule it ran on.
 void set_scenario(const std::string& description) {

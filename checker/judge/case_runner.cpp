@@ -10,6 +10,8 @@
 #include <cstring>
 #include <exception>
 #include <fcntl.h>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -151,6 +153,26 @@ std::string explain_missing_verdict(const RawRun& run) {
            std::to_string(outcome.exit_code) + ")";
 }
 
+// A failed case's timeline page, named after the case ("async-overlap-copies-and-kernels-overlap-
+// in-time.html"); "" when it cannot be written (the report then simply names no file).
+std::string write_timeline(const std::string& folder, const std::string& case_name, const std::string& html) {
+    std::string slug;
+    for (char c : case_name) {
+        const bool keep = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
+        if (keep) slug += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        else if (!slug.empty() && slug.back() != '-') slug += '-';
+        if (slug.size() >= 90) break;
+    }
+    while (!slug.empty() && slug.back() == '-') slug.pop_back();
+    if (slug.empty()) slug = "case";
+    std::error_code error;
+    std::filesystem::create_directories(folder, error);
+    const std::filesystem::path file = std::filesystem::path(folder) / (slug + ".html");
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << html;
+    return out ? file.string() : "";
+}
+
 CaseResult judge_case(const std::string& name, const RawRun& run, const CaseRunSettings& settings) {
     CaseResult result;
     result.name = name;
@@ -221,6 +243,8 @@ CaseResult judge_case(const std::string& name, const RawRun& run, const CaseRunS
         result.status != CaseStatus::Failed && !records.last_step.empty()) {
         result.reason += ", during " + records.last_step;
     }
+    if (result.status == CaseStatus::Failed && !records.timeline_html.empty() && !settings.timeline_dir.empty())
+        result.timeline_file = write_timeline(settings.timeline_dir, name, records.timeline_html);
     return result;
 }
 
@@ -283,6 +307,8 @@ CaseRecords read_records(const std::string& text, const std::string& nonce) {
             finding.symptom = record.value("symptom", false);
             finding.section = record.value("section", "");
             records.findings.push_back(finding);
+        } else if (event == "timeline") {
+            records.timeline_html = record.value("html", "");
         } else if (event == "scenario") {
             records.scenario = record.value("text", "");
         } else if (event == "step") {

@@ -30,6 +30,7 @@ struct CaseRunSettings {
     std::string topology;
     int jobs = 1;
     std::string scratch_dir;      // where result files are written (outside the sandbox)
+    std::string timeline_dir;     // where the timeline pages of failed cases go ("" = nowhere)
     std::vector<std::string> device_files;   // GPU device files the cases need (the cuda backend)
     std::vector<std::string> hidden_dirs;    // folders the cases must not see (grading_view.h)
     std::vector<std::string> hidden_again;
@@ -59,6 +60,7 @@ struct CaseRecords {
     std::string scenario;
     std::string last_step;        // what the case was doing last (its last "step" record)
     std::vector<CheckFinding> findings;
+    std::string timeline_html;    // the case's timeline page (a failed overlap or ordering check)
     std::vector<std::string> exceptions;
     std::vector<std::string> listed;
     bool list_complete = false;

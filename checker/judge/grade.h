@@ -33,6 +33,7 @@ struct GradeRequest {
     std::string cache_dir;                     // "" = checker-cache in the build directory
     std::string lessons_dir;                   // "" = <kit_root>/checker/lessons
     std::string lessons_build_dir;             // "" = <build>/checker/lessons
+    std::string timeline_dir;                  // failed overlap and ordering cases' timelines ("" = none)
     bool sandbox = true;                       // false: process groups only (no namespaces)
     bool color = false;                        // terminal colours
 };

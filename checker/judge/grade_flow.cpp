@@ -160,7 +160,14 @@ void grade_lesson(const Lesson& lesson, const GradeRequest& request, bool lesson
         if (!any) throw KitError("criterion \"" + criterion.name + "\" of lesson " + lesson.id + " has no test case");
     }
 
-    result->cases = run_cases(built.binary, names, run);
+    // The timelines of this lesson's failed cases, in a folder of the lesson, this run's only.
+    CaseRunSettings lesson_run = run;
+    if (!run.timeline_dir.empty()) {
+        lesson_run.timeline_dir = (fs::path(run.timeline_dir) / lesson.id).string();
+        std::error_code ignored;
+        fs::remove_all(lesson_run.timeline_dir, ignored);
+    }
+    result->cases = run_cases(built.binary, names, lesson_run);
     for (auto& test : result->cases) {
         test.criterion = criterion_of(test.name);
         if (test.reason.rfind("internal:", 0) == 0) throw KitError(test.reason);
@@ -247,6 +254,7 @@ GradeReport grade_submission(const GradeRequest& request) {
     run.output_limit_bytes = request.output_limit_bytes;
     run.seed = report.seed;
     run.topology = request.topology;
+    run.timeline_dir = request.timeline_dir;
     run.jobs = request.jobs > 0 ? request.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (on_gpu) {
         run.device_files = gpu.device_files;

@@ -42,6 +42,7 @@ struct CaseResult {
     std::vector<CheckFinding> findings;
     std::string scenario;
     std::string output_tail;          // what the program printed, for crashes and timeouts
+    std::string timeline_file;        // the page drawing what a failed overlap or ordering case ran
     double seconds = 0;               // wall clock
     double cpu_seconds = 0;           // CPU time of the case's processes: what the limits count
     double points = 0, max_points = 0;

@@ -86,6 +86,8 @@ void write_case(std::ostringstream& out, const LessonResult& lesson, const CaseR
                 << "\n";
         }
     }
+    if (!test.timeline_file.empty())
+        out << "      timeline: " << printable(test.timeline_file) << " (open it in a web browser: what ran on each GPU, and when)\n";
     if (!test.output_tail.empty() && test.status != CaseStatus::Failed) {
         out << "      " << tr("last output of the program:") << "\n" << indent(printable(test.output_tail), "        | ");
     }

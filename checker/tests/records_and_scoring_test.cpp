@@ -108,3 +108,13 @@ TEST_CASE("exit codes: kit fault over not built over failed") {
     report.lessons[1].outcome = LessonOutcome::KitFault;
     CHECK(report.exit_code() == 4);
 }
+
+TEST_CASE("a case's timeline page is read back with its findings") {
+    const std::string nonce = new_nonce();
+    const std::string text = line(nonce, "\"event\":\"case-start\",\"name\":\"async overlap: a\"") +
+                             line(nonce, "\"event\":\"timeline\",\"html\":\"<!DOCTYPE html><svg data-lane=\\\"stream\\\"></svg>\"") +
+                             line(nonce, "\"event\":\"case-end\",\"passed\":false,\"skipped\":false");
+    CaseRecords records = read_records(text, nonce);
+    CHECK(records.timeline_html == "<!DOCTYPE html><svg data-lane=\"stream\"></svg>");
+    CHECK(read_records(line("forged", "\"event\":\"timeline\",\"html\":\"x\""), nonce).timeline_html.empty());
+}

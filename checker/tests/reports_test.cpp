@@ -181,3 +181,12 @@ TEST_CASE("--all shows every failed case where the default shows the first few o
     CHECK(contains(every, "check 6"));
     CHECK_FALSE(contains(every, "--all"));
 }
+
+TEST_CASE("a failed case's timeline is named under its findings") {
+    GradeReport report = graded_report();
+    report.lessons[0].cases[1].timeline_file = "/kit/.mgpu/timelines/03-peer-to-peer/peer-checks-islands.html";
+    const std::string text = terminal_report(report, false, false);
+    CHECK(contains(text, "      timeline: /kit/.mgpu/timelines/03-peer-to-peer/peer-checks-islands.html (open it in a web "
+                         "browser"));
+    CHECK_FALSE(contains(terminal_report(graded_report(), false, false), "timeline:"));
+}

@@ -76,3 +76,41 @@ TEST_CASE("MGPU_TRACE_FILE receives the Chrome trace when the process exits") {
     CHECK(mallocs == 1);
     CHECK(memsets == 1);
 }
+
+TEST_CASE("MGPU_TIMELINE_FILE receives the run's timeline page, with its title and notes, when the process exits") {
+    char path[] = "/tmp/mgpu-runtime-timeline-XXXXXX";
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        setenv("MGPU_TIMELINE_FILE", path, 1);
+        setenv("MGPU_TIMELINE_TITLE", "Timeline of <fill.cu>", 1);
+        setenv("MGPU_TIMELINE_NOTES", "first note\nsecond note", 1);
+        runtime_test::bring_up("h200", "lazy");
+        void* p = nullptr;
+        cudaStream_t stream;
+        cudaStreamCreate(&stream);
+        cudaMalloc(&p, 64);
+        cudaMemsetAsync(p, 1, 64, stream);
+        cudaMemset(p, 1, 64);
+        std::exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    unlink(path);
+    const std::string page = text.str();
+    CHECK(page.find("<title>Timeline of &lt;fill.cu&gt;</title>") != std::string::npos);
+    CHECK(page.find("<p class=\"note\">first note</p>") != std::string::npos);
+    CHECK(page.find("<p class=\"note\">second note</p>") != std::string::npos);
+    CHECK(page.find("lazy schedule.") != std::string::npos);
+    std::size_t lanes = 0;
+    for (auto at = page.find("data-lane=\"stream\""); at != std::string::npos; at = page.find("data-lane=\"stream\"", at + 1))
+        ++lanes;
+    CHECK(lanes == 2);   // the stream and the legacy default stream
+}

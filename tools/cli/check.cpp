@@ -29,6 +29,7 @@ struct GradeChoice {
     fs::path submission;
     int lesson = 0;  // 0: every lesson the submission has
     std::string json_out, junit_out, topology, backend = "sim";
+    std::string timeline_dir;   // where failed overlap and ordering cases leave their timelines
     std::uint64_t seed = 0;
     int jobs = 0;
     bool quiet = false;
@@ -73,6 +74,7 @@ int hand_to_judge(const Kit& kit, const GradeChoice& choice) {
     request.seed = choice.seed;
     request.cache_dir = (kit.build / "checker-cache").string();
     request.lessons_build_dir = (kit.build / "checker" / "lessons").string();
+    request.timeline_dir = choice.timeline_dir;
     request.color = ::isatty(STDOUT_FILENO);
     return judge::run_grade_command(request);
 }
@@ -93,6 +95,7 @@ int check(const Kit& kit, const ParsedArgs& args) {
             throw UsageError(no_such_lesson(choice.submission, choice.lesson));
     }
     read_common(args, choice);
+    choice.timeline_dir = (state_folder(kit) / "timelines").string();
     // The result is always written as results.json too, for `list` and `watch` to read back; where the
     // student asked for --json, that file serves.
     const bool own_results_file = choice.json_out.empty();
@@ -123,6 +126,7 @@ int grade(const Kit& kit, const ParsedArgs& args) {
     if (auto lesson = args.value("--lesson")) choice.lesson = lesson_number(*lesson);
     choice.quiet = args.has("--quiet");
     read_common(args, choice);
+    choice.timeline_dir = (kit.build / "grade-timelines" / fs::absolute(choice.submission).lexically_normal().filename()).string();
     return hand_to_judge(kit, choice);
 }
 

@@ -22,6 +22,7 @@ extern const Command hint_command;
 extern const Command quiz_command;
 extern const Command reset_command;
 extern const Command run_command;
+extern const Command timeline_command;
 extern const Command topo_command;
 extern const Command grade_command;
 extern const Command grade_class_command_entry;

@@ -4,7 +4,7 @@ namespace mgpu::cli {
 
 const std::vector<const Command*>& all_commands() {
     static const std::vector<const Command*> commands = {
-        &list_command, &check_command, &watch_command, &hint_command, &run_command, &quiz_command, &reset_command, &topo_command, &grade_command, &grade_class_command_entry, &autograder_command, &test_command, &bench_command, &validate_command,
+        &list_command, &check_command, &watch_command, &hint_command, &run_command, &timeline_command, &quiz_command, &reset_command, &topo_command, &grade_command, &grade_class_command_entry, &autograder_command, &test_command, &bench_command, &validate_command,
         &help_command,
     };
     return commands;

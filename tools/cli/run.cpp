@@ -14,6 +14,7 @@
 #include "lessons.h"
 #include "process.h"
 #include "program_build.h"
+#include "run.h"
 #include "run_findings.h"
 #include "topology_choice.h"
 #include "translate.h"
@@ -30,9 +31,9 @@ void check_schedule(const std::string& text) {
         throw UsageError("'" + text + "' is not a schedule; use eager, lazy or shuffle:SEED (SEED a whole number)");
 }
 
-void report_ending(const ExitStatus& status) {
+void report_ending(const ExitStatus& status, const std::string& prefix) {
     if (status.signal == 0 || status.signal == SIGINT) return;
-    std::cerr << "mgpu run: the program was stopped by " << status.describe() << ".\n";
+    std::cerr << prefix << "the program was stopped by " << status.describe() << ".\n";
     if (status.signal == SIGSEGV)
         std::cerr << "hint: host code touched memory it may not: a null or freed pointer, or device memory read "
                      "from the host (copy it back with cudaMemcpy first).\n";
@@ -98,10 +99,14 @@ void suggest_next(const LessonRun& lesson, const std::string& machine, const std
     }
 }
 
-int run(const Kit& kit, const ParsedArgs& args) {
+}  // namespace
+
+RunOutcome run_program(const Kit& kit, const ParsedArgs& args, const RunSetup& setup) {
+    const std::string prefix = "mgpu " + setup.command + ": ";
     if (args.positionals.empty()) throw UsageError("say what to run: .cu files, a folder, or a lesson number");
     const LessonRun lesson = args.positionals.size() == 1 ? lesson_run(kit, args.positionals.front()) : LessonRun{};
     SpawnOptions options;
+    options.environment = setup.environment;
     std::string machine = "h200", schedule_name = "eager";
     if (auto topology = args.value("--topology")) {
         options.environment.emplace_back("MGPU_TOPOLOGY", checked_topology(*topology));
@@ -144,51 +149,55 @@ int run(const Kit& kit, const ParsedArgs& args) {
         compile_options.defines.push_back(define);
     }
     BuiltProgram program = build_program(kit, sources, compile_options, [&] {
-        if (::isatty(STDERR_FILENO)) std::cerr << "mgpu run: building " << sources.label << " ...\n";
+        if (::isatty(STDERR_FILENO)) std::cerr << prefix << "building " << sources.label << " ...\n";
     });
     if (!program.ok) {
-        std::cerr << program.diagnostics << "\nhint: " << program.hint << "\nmgpu run: " << sources.label
+        std::cerr << program.diagnostics << "\nhint: " << program.hint << "\n" << prefix << sources.label
                   << " did not build.\n";
-        return kExitFailed;
+        return {kExitFailed, machine, schedule_name, sources.label, false};
     }
     if (!program.diagnostics.empty()) std::cerr << program.diagnostics;
 
     std::vector<std::string> argv = {program.executable.string()};
     argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
     if (!lesson.topology.empty() && !args.value("--topology"))
-        std::cerr << "mgpu run: on " << machine << ", the machine this lesson's driver shows most on "
+        std::cerr << prefix << "on " << machine << ", the machine this lesson's driver shows most on "
                   << "(--topology NAME for another)\n";
     ExitStatus status = run_process(argv, options);
-    report_ending(status);
+    report_ending(status, prefix);
     const RunFindings findings = read_run_findings(report_file, lesson.sections, lesson.number);
     {
         std::error_code ignored;
         fs::remove(report_file, ignored);
     }
     if (findings.count > 0) {
-        std::cerr << "\nmgpu run: the simulator saw " << findings.count << " problem" << (findings.count == 1 ? "" : "s")
+        std::cerr << "\n" << prefix << "the simulator saw " << findings.count << " problem" << (findings.count == 1 ? "" : "s")
                   << " the program's own checks may not show (" << machine << ", " << schedule_name << " schedule):\n"
                   << findings.text;
         if (status.ok() && args.has("--keep-exit-code")) {
-            std::cerr << "mgpu run: the program ended with 0; with --keep-exit-code these problems are reported only.\n";
+            std::cerr << prefix << "the program ended with 0; with --keep-exit-code these problems are reported only.\n";
         } else if (status.ok()) {
-            std::cerr << "mgpu run: the program ended with 0, but these problems make the run fail (exit code 1; "
+            std::cerr << prefix << "the program ended with 0, but these problems make the run fail (exit code 1; "
                          "--keep-exit-code reports them without failing).\n";
-            return kExitFailed;
+            return {kExitFailed, machine, schedule_name, sources.label, true};
         }
-    } else if (status.ok() && lesson.number > 0) {
+    } else if (status.ok() && lesson.number > 0 && setup.suggest_next) {
         suggest_next(lesson, machine, schedule_name);
     }
     if (!trace_file.empty()) {
         if (fs::exists(trace_file))
-            std::cerr << "mgpu run: timeline written to " << trace_file.string()
+            std::cerr << prefix << "trace written to " << trace_file.string()
                       << " (open it in https://ui.perfetto.dev or chrome://tracing)\n";
         else
-            std::cerr << "mgpu run: no timeline was written to " << trace_file.string()
+            std::cerr << prefix << "no trace was written to " << trace_file.string()
                       << ": the program ended before the simulator could save it.\n";
     }
-    return status.shell_code();
+    return {status.shell_code(), machine, schedule_name, sources.label, true};
 }
+
+namespace {
+
+int run(const Kit& kit, const ParsedArgs& args) { return run_program(kit, args, RunSetup{}).exit_code; }
 
 }  // namespace
 
@@ -217,7 +226,8 @@ const Command run_command = {
                 {"--topology", "NAME|FILE", N_("the simulated machine: a preset (tools/mgpu topo --list) or a JSON file")},
                 {"--schedule", "MODE", N_("eager (default), lazy, or shuffle:SEED to run independent streams in a "
                                        "seeded random order")},
-                {"--trace", "FILE.json", N_("write the timeline of API calls and device work (Chrome trace format)")},
+                {"--trace", "FILE.json", N_("write the trace of API calls and device work (Chrome trace format; "
+                                          "tools/mgpu timeline draws the run as a web page)")},
                 {"--keep-exit-code", "", N_("pass the program's exit code through even when the simulator saw races or "
                                          "leaks (for programs that are not exercises, such as NVIDIA's samples)")},
             },

@@ -353,3 +353,90 @@ int main()
     CHECK(result.output.find("host code near " + source.string() + ":7 read device memory") != std::string::npos);
     CHECK(result.output.find("allocated at " + source.string() + ":6") != std::string::npos);
 }
+
+namespace {
+
+// Two streams on each of two GPUs, a peer copy and an event wait between them.
+const char* kTwoStreamProgram = R"(#include <cstdio>
+
+__global__ void twice(float* data, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] *= 2.0f;
+}
+
+int main()
+{
+    const int n = 1 << 16;
+    float* a = nullptr;
+    float* b = nullptr;
+    cudaStream_t copy0, compute0, copy1, compute1;
+    cudaSetDevice(0);
+    cudaMalloc(&a, n * sizeof(float));
+    cudaStreamCreate(&copy0);
+    cudaStreamCreate(&compute0);
+    cudaSetDevice(1);
+    cudaMalloc(&b, n * sizeof(float));
+    cudaStreamCreate(&copy1);
+    cudaStreamCreate(&compute1);
+    cudaEvent_t arrived;
+    cudaEventCreateWithFlags(&arrived, cudaEventDisableTiming);
+    cudaSetDevice(0);
+    cudaMemsetAsync(a, 0, n * sizeof(float), compute0);
+    twice<<<n / 256, 256, 0, compute0>>>(a, n);
+    cudaStreamSynchronize(compute0);
+    cudaSetDevice(1);
+    cudaMemcpyPeerAsync(b, 1, a, 0, n * sizeof(float), copy1);
+    cudaEventRecord(arrived, copy1);
+    cudaStreamWaitEvent(compute1, arrived, 0);
+    twice<<<n / 256, 256, 0, compute1>>>(b, n);
+    cudaStreamSynchronize(compute1);
+    cudaEventDestroy(arrived);
+    cudaStreamDestroy(copy1);
+    cudaStreamDestroy(compute1);
+    cudaFree(b);
+    cudaSetDevice(0);
+    cudaStreamDestroy(copy0);
+    cudaStreamDestroy(compute0);
+    cudaFree(a);
+    std::printf("done\n");
+    return 0;
+}
+)";
+
+}  // namespace
+
+TEST_CASE("timeline runs a program and writes its page: a lane per stream that ran work, the event wait as an arrow") {
+    ScratchFolder folder;
+    fs::path source = folder.write("streams.cu", kTwoStreamProgram);
+    const fs::path page = folder.path / "timeline.html";
+    CliResult result = run_cli("timeline " + source.string() + " --topology hgx-h200-8 --out " + page.string());
+    INFO(result.output);
+    CHECK(result.code == 0);
+    CHECK(result.output.find("done") != std::string::npos);
+    CHECK(result.output.find("mgpu timeline: timeline written to " + page.string()) != std::string::npos);
+    std::ifstream in(page);
+    const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto count = [&](const std::string& what) {
+        std::size_t found = 0;
+        for (auto at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++found;
+        return found;
+    };
+    // compute0 on GPU 0; copy1 and compute1 on GPU 1 (copy0 never ran anything).
+    CHECK(count("data-lane=\"stream\"") == 3);
+    CHECK(count("data-arrow=\"event\"") == 1);
+    CHECK(count("data-lane=\"host\"") == 1);
+    CHECK(html.find("GPU 0 \u00b7 compute0</text>") != std::string::npos);
+    CHECK(html.find("created at streams.cu:18") != std::string::npos);
+    CHECK(html.find("Simulated machine: hgx-h200-8, eager schedule.") != std::string::npos);
+    CHECK(html.find("<script") == std::string::npos);
+}
+
+TEST_CASE("timeline says plainly what is wrong with its options") {
+    CliResult missing_folder = run_cli("timeline 3 --out /no/such/folder/t.html");
+    CHECK(missing_folder.code == 2);
+    CHECK(missing_folder.output.find("the folder /no/such/folder does not exist") != std::string::npos);
+    CliResult backend = run_cli("timeline 3 --backend cuda");
+    CHECK(backend.code == 2);
+    CHECK(backend.output.find("Leave out --backend") != std::string::npos);
+}

@@ -49,6 +49,7 @@ void expect_issue_loop_never_waits(const Run& result) {
                             "only cudaSetDevice, cudaMemcpyAsync, kernel launches and event records between the first "
                             "input copy and the last output copy",
                             call.text.empty() ? call.name : call.text, &call);
+            lesson3::attach_timeline(result.calls, "scale_on_devices");
             return;
         }
     }
@@ -85,8 +86,10 @@ void expect_devices_overlap(const Run& result) {
                                  std::to_string(previous_index) + " finished",
                              "it started at " + std::to_string(work.start_us()) + " us: the host gave it its work only "
                                                                                  "after the device before had finished",
-                             work.copy_in))
+                             work.copy_in)) {
+            lesson3::attach_timeline(result.calls, "scale_on_devices");
             return;
+        }
         previous = &work;
         previous_index = d;
     }

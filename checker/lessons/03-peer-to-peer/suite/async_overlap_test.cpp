@@ -40,7 +40,7 @@ const mgpu::trace::ApiCall* call_with_seq(const std::vector<mgpu::trace::ApiCall
 // Wrong results say that something is wrong, not why: the timeline usually does. A kernel that
 // started before its chunk's copy ended read the chunk before it arrived; a kernel still running
 // when the function returned was not waited for.
-void explain_wrong_results(const StudentCalls& calls) {
+void explain_wrong_results(const StudentCalls& calls, const std::string& what) {
     const auto copies = in_issue_order(calls.ops_of(OpKind::MemcpyPeer));
     const auto kernels = in_issue_order(calls.ops_of(OpKind::Kernel));
     const auto api = calls.calls();
@@ -54,6 +54,7 @@ void explain_wrong_results(const StudentCalls& calls) {
                    "copy of chunk " + std::to_string(k) + " ends at " + std::to_string(copies[k].end_us) +
                        " us; its kernel starts at " + std::to_string(kernels[k].start_us) + " us",
                    call_with_seq(api, kernels[k].api_seq), "3.10");
+            attach_timeline(calls, what);
             return;
         }
     }
@@ -64,6 +65,7 @@ void explain_wrong_results(const StudentCalls& calls) {
                    "a kernel ends at " + std::to_string(kernel.end_us) + " us; the function returned at " +
                        std::to_string(calls.returned_at_us()) + " us",
                    call_with_seq(api, kernel.api_seq), "3.10");
+            attach_timeline(calls, what);
             return;
         }
     }
@@ -86,7 +88,7 @@ void check_pipeline(int dst_device, int src_device, std::size_t n, std::size_t c
     require_status(status, cudaSuccess, what, calls);
     const auto result = dst.download();
     mgpu::sim::drain_all();   // so that every queued operation has its place on the timeline
-    if (results_graded && !expect_scaled(result, source, factor, what)) explain_wrong_results(calls);
+    if (results_graded && !expect_scaled(result, source, factor, what)) explain_wrong_results(calls, what);
 }
 
 // A cudaDeviceSynchronize between the pipeline's first and last copy makes the host wait for the
@@ -159,7 +161,7 @@ TEST_CASE("async overlap: no cudaDeviceSynchronize between the first and the las
     check_pipeline(7, 4, 100000, 10000, 25, calls, false);
     const auto copies = calls.calls_named("cudaMemcpyPeerAsync");
     if (!expect(!copies.empty(), "the chunks are copied with cudaMemcpyPeerAsync", "10 calls", "none")) return;
-    expect_no_device_sync_inside(calls, copies);
+    if (!expect_no_device_sync_inside(calls, copies)) attach_timeline(calls, "pipelined_scale (device 4 to 7)");
 }
 
 TEST_CASE("async overlap: copies and kernels overlap in time") {
@@ -172,10 +174,11 @@ TEST_CASE("async overlap: copies and kernels overlap in time") {
     for (const auto& copy : copies) {
         for (const auto& kernel : kernels) overlap = overlap || mgpu::trace::overlaps(copy, kernel);
     }
-    expect(overlap, "on the modelled timeline a chunk's copy runs while an earlier chunk's kernel computes",
-           "copy and kernel intervals that overlap",
-           std::to_string(copies.size()) + " copies and " + std::to_string(kernels.size()) +
-               " kernels, none running at the same time");
+    if (!expect(overlap, "on the modelled timeline a chunk's copy runs while an earlier chunk's kernel computes",
+                "copy and kernel intervals that overlap",
+                std::to_string(copies.size()) + " copies and " + std::to_string(kernels.size()) +
+                    " kernels, none running at the same time"))
+        attach_timeline(calls, "pipelined_scale (device 3 to 5)");
 }
 
 TEST_CASE("async overlap: each chunk's kernel starts after its copy has arrived") {
@@ -194,6 +197,7 @@ TEST_CASE("async overlap: each chunk's kernel starts after its copy has arrived"
                     "chunk " + std::to_string(k) + "'s kernel waits for its copy (cudaStreamWaitEvent on its event)",
                     "kernel starts at or after " + std::to_string(copies[k].end_us) + " us",
                     "kernel starts at " + std::to_string(kernels[k].start_us) + " us")) {
+            attach_timeline(calls, "pipelined_scale (device 6 to 0)");
             break;
         }
     }
@@ -269,7 +273,7 @@ TEST_CASE("async overlap: on one device, every kernel waits for its chunk's even
                 std::to_string(copies.size()) + " copies and " + std::to_string(launches.size()) + " launches")) {
         return;
     }
-    if (!expect_no_device_sync_inside(calls, copies)) return;
+    if (!expect_no_device_sync_inside(calls, copies)) return attach_timeline(calls, "pipelined_scale on device 0");
     const auto records = calls.calls_named("cudaEventRecord");
     const auto waits = calls.calls_named("cudaStreamWaitEvent");
     std::uint64_t since = copies.front().seq;
@@ -279,7 +283,7 @@ TEST_CASE("async overlap: on one device, every kernel waits for its chunk's even
         if (!expect(waited, "each chunk's kernel is ordered after its copy: cudaStreamWaitEvent on the event recorded after it",
                     "a cudaStreamWaitEvent before every kernel launch",
                     "a kernel launched with no cudaStreamWaitEvent since the previous launch", &launch)) {
-            return;
+            return attach_timeline(calls, "pipelined_scale on device 0");
         }
         // The wait must order this kernel after the latest copy: an event recorded on that copy's stream
         // after it, then waited for by the kernel's stream. A wait on another stream, or for an event
@@ -300,7 +304,7 @@ TEST_CASE("async overlap: on one device, every kernel waits for its chunk's even
                     "cudaEventRecord(event, copy stream) after the copy, then cudaStreamWaitEvent(kernel's stream, "
                     "event) before the launch",
                     "no such record and wait between the latest copy and this launch", &launch)) {
-            return;
+            return attach_timeline(calls, "pipelined_scale on device 0");
         }
         since = launch.seq;
     }

@@ -2,6 +2,7 @@
 
 #include "mgpu/check/harness.h"
 #include "mgpu/sim/control.h"
+#include "mgpu/timeline.h"
 
 namespace lesson3 {
 
@@ -73,6 +74,18 @@ std::vector<mgpu::trace::DeviceOp> StudentCalls::ops_of(mgpu::trace::OpKind kind
         if (op.kind == kind) found.push_back(op);
     }
     return found;
+}
+
+void attach_timeline(const StudentCalls& calls, const std::string& what) {
+    mgpu::trace::Trace trace;
+    trace.calls = calls.calls();
+    trace.ops = calls.ops();
+    mgpu::trace::TimelineOptions options;
+    options.title = "Timeline of " + what;
+    options.read_source_names = true;   // the student's file is visible to the checker
+    options.notes = {"What your code ran in the check that failed: each GPU's streams, copy engines and links, and "
+                     "the host's waits."};
+    mgpu::check::attach_timeline(mgpu::trace::timeline_html(trace, options));
 }
 
 std::string where(const mgpu::trace::ApiCall& call) {

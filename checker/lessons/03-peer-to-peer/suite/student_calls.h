@@ -52,6 +52,11 @@ private:
     mutable mgpu::trace::ApiCall last_failed_;
 };
 
+// For a failed overlap or ordering check: sends what the watched call ran, drawn as a timeline
+// page (mgpu/timeline.h), to the judge, which writes it to a file and prints its path under the
+// case's findings. `what` names the call ("pipelined_scale (device 3 to 5)").
+void attach_timeline(const StudentCalls& calls, const std::string& what);
+
 // "file:line" of a call, "" when the trace does not know it.
 std::string where(const mgpu::trace::ApiCall& call);
 

@@ -49,8 +49,10 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
         if (!lesson3::expect(waits.empty(), what + ": train_step queues the step and waits for nothing",
                              "no " + std::string(wait), waits.empty() ? "" : waits.front().text + ": the host stops "
                              "there until the GPU is done, and nothing launched after it can overlap",
-                             waits.empty() ? nullptr : &waits.front()))
+                             waits.empty() ? nullptr : &waits.front())) {
+            lesson3::attach_timeline(calls, what);
             return;
+        }
     }
     const std::vector<DeviceOp> ops = calls.ops();
     for (std::size_t r = 0; r < n && check_timeline; ++r) {
@@ -68,20 +70,26 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
                              what + ": " + rank + " runs produce_gradients, an all-reduce and advance_activations",
                              "all three on the rank's device",
                              std::string(producer ? "" : "no produce_gradients kernel; ") +
-                                 (reduce ? "" : "no all-reduce; ") + (side ? "" : "no advance_activations kernel")))
+                                 (reduce ? "" : "no all-reduce; ") + (side ? "" : "no advance_activations kernel"))) {
+            lesson3::attach_timeline(calls, what);
             return;
+        }
         if (!lesson3::expect(reduce->start_us >= producer->end_us,
                              what + ": " + rank + "'s all-reduce starts after the kernel that writes its gradients",
                              "the all-reduce to start at or after " + std::to_string(producer->end_us) + " us",
                              "it started at " + std::to_string(reduce->start_us) +
                                  " us, while produce_gradients was still running: queue the kernel on ranks[i].stream, "
-                                 "the all-reduce's stream (or make that stream wait for an event recorded after it)"))
+                                 "the all-reduce's stream (or make that stream wait for an event recorded after it)")) {
+            lesson3::attach_timeline(calls, what);
             return;
+        }
         if (!lesson3::expect(side->stream != reduce->stream,
                              what + ": " + rank + "'s activations run on the side stream",
                              "advance_activations on replicas[i].side_stream",
-                             "it ran on the all-reduce's stream, so it waited for the all-reduce"))
+                             "it ran on the all-reduce's stream, so it waited for the all-reduce")) {
+            lesson3::attach_timeline(calls, what);
             return;
+        }
         // Launched while the all-reduce was still to run, it must not have waited for it. (Launched
         // later, the host was simply slower than the GPU: nothing to judge.)
         double launched_at = side->start_us;
@@ -93,8 +101,10 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
                              "advance_activations ran " + std::to_string(side->start_us) + "-" +
                                  std::to_string(side->end_us) + " us, after the all-reduce (" +
                                  std::to_string(reduce->start_us) + "-" + std::to_string(reduce->end_us) +
-                                 " us): nothing may order it after the all-reduce"))
+                                 " us): nothing may order it after the all-reduce")) {
+            lesson3::attach_timeline(calls, what);
             return;
+        }
     }
     // The values: the average of every rank's gradients, and the activations advanced once.
     for (std::size_t r = 0; r < n; ++r) {

@@ -35,6 +35,11 @@ void fail(const Finding& finding);
 // ends), where unwinding the case is impossible. The judge reads a failed case with its finding.
 [[noreturn]] void fail_and_end_process(const Finding& finding);
 
+// Sends a picture of what the case ran, an HTML page (mgpu/timeline.h draws one from a trace),
+// for a failed overlap or ordering check: the judge writes it to a file of the case and prints its
+// path under the case's findings. The last page a case sends counts; a case that passes has none.
+void attach_timeline(const std::string& html);
+
 // Describes the scenario the case runs in ("hgx-h200-8, shuffle:7, 1000003 floats"); the judge
 // shows it beside every finding of the case.
 void set_scenario(const std::string& description);

@@ -1,0 +1,92 @@
+// `timeline`: runs a program as `run` does and draws what ran (every device's streams, copy
+// engines and links, the host's waits and the event waits) as one HTML page with SVG.
+#include <filesystem>
+#include <iostream>
+
+#include "command.h"
+#include "exit_codes.h"
+#include "run.h"
+
+namespace mgpu::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int timeline(const Kit& kit, const ParsedArgs& args) {
+    if (auto backend = args.value("--backend"); backend && *backend != "sim") {
+        if (*backend != "cuda") throw UsageError("--backend is sim or cuda, not '" + *backend + "'");
+        throw SetupError(
+            "timeline --backend cuda is not available for programs of your own yet: the CUPTI trace of the real GPUs "
+            "is drawn by `tools/mgpu check --backend cuda`, which writes the timeline of a failed overlap or ordering "
+            "case. Leave out --backend to draw the simulator's timeline.");
+    }
+    const fs::path out = fs::absolute(args.value("--out").value_or("timeline.html")).lexically_normal();
+    std::error_code error;
+    if (!fs::is_directory(out.parent_path(), error))
+        throw UsageError("--out " + out.string() + ": the folder " + out.parent_path().string() +
+                         " does not exist; create it first or name a file in another folder");
+    if (fs::is_directory(out, error)) throw UsageError("--out " + out.string() + " is a folder; name an .html file");
+    fs::remove(out, error);   // so that a page found afterwards is this run's
+
+    RunSetup setup;
+    setup.command = "timeline";
+    setup.suggest_next = false;
+    setup.environment.emplace_back("MGPU_TIMELINE_FILE", out.string());
+    std::string program;
+    for (const auto& part : args.positionals) program += (program.empty() ? "" : " ") + part;
+    setup.environment.emplace_back("MGPU_TIMELINE_TITLE", "Timeline of " + program);
+    const RunOutcome outcome = run_program(kit, args, setup);
+    if (!outcome.ran) return outcome.exit_code;
+    if (!fs::exists(out)) {
+        std::cerr << "mgpu timeline: no timeline was written to " << out.string()
+                  << ": the program ended before the simulator could save it (a crash or a call to _exit).\n";
+        return outcome.exit_code == 0 ? kExitFailed : outcome.exit_code;
+    }
+    std::cerr << "mgpu timeline: timeline written to " << out.string()
+              << " (open it in a web browser; hover over a box for its details)\n";
+    return outcome.exit_code;
+}
+
+}  // namespace
+
+const Command timeline_command = {
+    "Working on an exercise",
+    {
+        .name = "timeline",
+        .usage = "timeline FILE.cu...|FOLDER|LESSON [--topology NAME|FILE] [--schedule eager|lazy|shuffle:SEED] "
+                 "[--out FILE.html] [--trace FILE.json] [-I DIR]... [-D NAME[=VALUE]]... [-- ARGS]",
+        .summary = "Runs a program as run does and draws what ran on each GPU as a web page.",
+        .description =
+            "Builds and runs the program exactly as `run` does (a lesson number runs the lesson's main.cu\n"
+            "with your functions, on the machine its driver shows most on), then writes one HTML page\n"
+            "that any browser opens offline: a lane per stream of each GPU (named by the line that\n"
+            "created it), a lane per copy engine or link, and a lane per host thread while it waits for\n"
+            "the GPUs, all on one time axis in microseconds. Kernels, copies (with their direction and\n"
+            "link), memsets, NCCL operations and host functions are boxes; hover over one for its name,\n"
+            "start, end, bytes and link. An arrow goes from each cudaEventRecord to the\n"
+            "cudaStreamWaitEvent or cudaEventSynchronize that waited for it. Boxes side by side on\n"
+            "different lanes ran at the same time: that is overlap. The program's exit code is passed\n"
+            "through as `run` passes it.",
+        .options =
+            {
+                {"--out", "FILE.html", "where to write the page (default: timeline.html in this folder)"},
+                {"--topology", "NAME|FILE", "the simulated machine: a preset (tools/mgpu topo --list) or a JSON file"},
+                {"--schedule", "MODE", "eager (default), lazy, or shuffle:SEED to run independent streams in a "
+                                       "seeded random order"},
+                {"--trace", "FILE.json", "also write the trace in Chrome's format (ui.perfetto.dev)"},
+                {"--backend", "sim", "sim (default): the simulator's trace"},
+                {"-I", "DIR", "search DIR for included headers; repeatable", true},
+                {"-D", "NAME[=VALUE]", "define a macro for every file; repeatable", true},
+                {"--keep-exit-code", "", "as for run: report races and leaks without failing"},
+            },
+        .max_positionals = -1,
+        .takes_passthrough = true,
+        .examples = "  tools/mgpu timeline 3 --out timeline.html\n"
+                    "  tools/mgpu timeline 3 --topology hgx-h200-8 --schedule shuffle:7 --out shuffled.html\n"
+                    "  tools/mgpu timeline samples/simple-p2p/simple_p2p.cu --topology islands-2x2\n",
+    },
+    timeline,
+};
+
+}  // namespace mgpu::cli
