@@ -4,6 +4,7 @@
 // A mistake in a lesson's file graded by `grade` must read the same way.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
