@@ -50,7 +50,7 @@ std::string plain_quotes(std::string text) {
 void check_no_simulator_insides(const std::string& output) {
     for (const char* inside : {"mgpu::sim", "Site", "tools/sim", "tools/trace", "cu2cpp", "mgpu_", "source_location",
                                "KernelLauncher", "<command-line>", "In file included from", MGPU_TEST_BUILD_ROOT}) {
-        INFO("the message shows " << inside);
+        INFO("the message shows " << std::string(inside));
         CHECK(output.find(inside) == std::string::npos);
     }
 }
