@@ -243,7 +243,8 @@ private:
         if (file == "<command-line>" || file == "<built-in>") return true;
         if (find(file) != nullptr) return false;   // a student's file, wherever it is
         const fs::path path(file);
-        if (!path.is_absolute()) return false;
+        // A path relative to the kit (the simulator's headers named from the kit's root).
+        if (!path.is_absolute()) return file.starts_with("tools/") || file.starts_with("build/");
         const std::string text = path.lexically_normal().string();
         for (const auto& folder : context_.internal_folders) {
             std::string prefix = folder.lexically_normal().string();
