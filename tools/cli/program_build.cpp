@@ -9,6 +9,7 @@
 
 #include "compile_hint.h"
 #include "compiler_messages.h"
+#include "message_colours.h"
 #include "exit_codes.h"
 #include "process.h"
 
@@ -262,8 +263,12 @@ BuiltProgram build_program(const Kit& kit, const ProgramSources& sources, const 
 
     result.ok = run_steps(rewrites, result.diagnostics) && run_steps(compiles, result.diagnostics) &&
                 run_steps({{link, work / "link.log"}}, result.diagnostics);
-    if (!result.ok) {
+    // Warnings of a build that worked are rewritten too, while the rewritten sources are still there.
+    if (!result.diagnostics.empty()) {
         result.diagnostics = messages::nvcc_style_messages(result.diagnostics, message_context);
+        if (::isatty(STDERR_FILENO)) result.diagnostics = messages::with_colours(result.diagnostics);
+    }
+    if (!result.ok) {
         result.hint = compile_hint(result.diagnostics);
         fs::remove_all(work);
         return result;
