@@ -65,6 +65,7 @@ LessonBuild load_lesson_build(const std::string& path_text) {
     build.link_archives = field<std::vector<std::string>>(manifest, "link_archives", path);
     build.link_flags = optional_field<std::vector<std::string>>(manifest, "link_flags", {}, path);
     build.cu2cpp = optional_field<std::string>(manifest, "cu2cpp", "", path);
+    build.prelude = optional_field<std::string>(manifest, "prelude", "", path);
     build.nvcc = optional_field<std::vector<std::string>>(manifest, "nvcc", {}, path);
     build.nvcc_flags = optional_field<std::vector<std::string>>(manifest, "nvcc_flags", {}, path);
     if (build.cxx.empty()) throw KitError(path.string() + ": \"cxx\" is empty");

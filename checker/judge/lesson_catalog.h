@@ -40,6 +40,7 @@ struct LessonBuild {
     std::vector<std::string> link_archives;  // the suite (with the harness) and the libraries it needs, linked whole
     std::vector<std::string> link_flags;
     std::string cu2cpp;                      // the launch rewriter for .cu files ("" when not built)
+    std::string prelude;                     // -include'd before each rewritten .cu: a precompiled header ("" none)
     std::vector<std::string> nvcc;           // real GPUs: nvcc compiles .cu files as they are (empty: the simulator)
     std::vector<std::string> nvcc_flags;
     std::string manifest_text;               // the file as read, part of the build cache key

@@ -74,6 +74,7 @@ std::string cache_key(const Lesson& lesson, const LessonBuild& build, const std:
     add_fingerprint(hash, lesson.exercise_dir);
     for (const auto& archive : build.link_archives) add_fingerprint(hash, archive);
     if (!build.cu2cpp.empty()) add_fingerprint(hash, build.cu2cpp);
+    if (!build.prelude.empty()) add_fingerprint(hash, build.prelude + ".gch");
     if (!build.nvcc.empty()) add_fingerprint(hash, build.nvcc.front());
     return hash.hex_digest().substr(0, 32);
 }
@@ -218,6 +219,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
     // Meson's archives are thin: their members stay in a folder beside them.
     for (const auto& archive : build.link_archives) settings.readable_paths.push_back(fs::path(archive).parent_path().string());
     if (!build.cu2cpp.empty()) settings.readable_paths.push_back(build.cu2cpp);
+    if (!build.prelude.empty()) settings.readable_paths.push_back(fs::path(build.prelude).parent_path().string());
     const bool real_gpu = !build.nvcc.empty();
     std::error_code error;
     fs::create_directories(settings.cache_dir, error);
@@ -253,6 +255,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
     }
     for (const auto& archive : build.link_archives) message_context.internal_folders.push_back(fs::path(archive).parent_path());
     if (!build.cu2cpp.empty()) message_context.internal_folders.push_back(fs::path(build.cu2cpp).parent_path());
+    if (!build.prelude.empty()) message_context.internal_folders.push_back(fs::path(build.prelude).parent_path());
     message_context.internal_folders.push_back(workspace);
 
     std::vector<std::string> objects;
@@ -303,10 +306,14 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
         if (!real_gpu || fs::path(file.name).extension() != ".cu") {   // g++ on the (rewritten) file
             std::vector<std::string> compile = build.cxx;
             compile.insert(compile.end(), build.cxx_flags.begin(), build.cxx_flags.end());
+            // tools/sim/prelude/meson.build precompiles the prelude with these flags: change both together.
             compile.insert(compile.end(), {"-std=c++20", "-O1", "-g", "-fdiagnostics-color=never", "-iquote", lesson.exercise_dir});
             // The simulator's headers stand where CUDA's would: system headers, whose own warnings
             // are not the student's business.
             for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});
+            // What nvcc puts before every .cu file, precompiled: most of a compile is these headers.
+            if (fs::path(file.name).extension() == ".cu" && !build.prelude.empty())
+                compile.insert(compile.end(), {"-include", build.prelude});
             compile.insert(compile.end(), {"-c", rewritten.string(), "-o", object});
             ProcessOutcome compiled = run_tool(compile, settings, workspace, true, settings.compile_cpu_seconds);
             if (!compiled.started) throw KitError("cannot run the C++ compiler: " + compiled.start_error);

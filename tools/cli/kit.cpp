@@ -31,6 +31,7 @@ std::vector<std::filesystem::path> Kit::sim_libraries() const {
 std::vector<std::string> Kit::sim_link_flags() const { return split_list(MGPU_SIM_LINK_FLAGS); }
 
 std::filesystem::path Kit::cu2cpp() const { return MGPU_CU2CPP; }
+std::filesystem::path Kit::cuda_prelude() const { return MGPU_CUDA_PRELUDE; }
 
 std::filesystem::path Kit::bench_sim() const { return MGPU_BENCH_SIM; }
 

@@ -18,6 +18,7 @@ struct Kit {
     std::vector<std::filesystem::path> sim_libraries() const;
     std::vector<std::string> sim_link_flags() const;
     std::filesystem::path cu2cpp() const;               // empty when the rewriter is not part of the build
+    std::filesystem::path cuda_prelude() const;         // cuda_runtime.h and the rewriter's headers, precompiled
     std::filesystem::path bench_sim() const;
     std::filesystem::path run_cache() const { return build / "run-cache"; }
 };

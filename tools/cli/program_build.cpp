@@ -179,6 +179,7 @@ std::vector<std::string> simulator_compile_flags(const Kit& kit, const fs::path&
     // -fopenmp: a program may drive its GPUs from OpenMP threads, as it may from std::thread.
     // -g: a crash in host code is reported at the line that caused it (line information only costs
     // file size).
+    // tools/sim/prelude/meson.build precompiles the prelude with these flags: change both together.
     std::vector<std::string> flags = {"-std=c++20", "-O2", "-g", "-Wall", "-fopenmp", "-I" + source_folder.string()};
     for (const auto& folder : options.include_dirs) flags.push_back("-I" + folder.string());
     for (const auto& define : options.defines) flags.push_back("-D" + define);
@@ -191,8 +192,13 @@ std::vector<std::string> simulator_compile_flags(const Kit& kit, const fs::path&
 }
 
 // nvcc includes cuda_runtime.h in every .cu without being asked; a .cpp file goes to the host
-// compiler, which does not, so it includes what it uses itself.
-const std::vector<std::string> kCudaFileFlags = {"-include", "cuda_runtime.h"};
+// compiler, which does not, so it includes what it uses itself. The prelude holds cuda_runtime.h
+// and the headers cu2cpp puts first, precompiled, so most of the headers' compile time is saved.
+std::vector<std::string> cuda_file_flags(const Kit& kit) {
+    const fs::path prelude = kit.cuda_prelude();
+    if (!prelude.empty() && fs::exists(prelude)) return {"-include", prelude.string()};
+    return {"-include", "cuda_runtime.h"};
+}
 
 }  // namespace
 
@@ -247,7 +253,10 @@ BuiltProgram build_program(const Kit& kit, const ProgramSources& sources, const 
         }
         std::vector<std::string> compile = kit.compiler();
         compile.insert(compile.end(), flags.begin(), flags.end());
-        if (cuda_file) compile.insert(compile.end(), kCudaFileFlags.begin(), kCudaFileFlags.end());
+        if (cuda_file) {
+            const std::vector<std::string> cuda_flags = cuda_file_flags(kit);
+            compile.insert(compile.end(), cuda_flags.begin(), cuda_flags.end());
+        }
         // Plain text: the messages are read and rewritten before they are shown.
         compile.push_back("-fdiagnostics-color=never");
         const fs::path object = work / (name + ".o");

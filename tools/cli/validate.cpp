@@ -10,12 +10,14 @@
 #include <iostream>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include <mgpu/sim/machine.h>
 
 #include "command.h"
 #include "exit_codes.h"
 #include "kit_config.h"
+#include "lesson_files.h"
 #include "lessons.h"
 #include "validate_parts.h"
 
@@ -120,6 +122,10 @@ int validate(const Kit& kit, const ParsedArgs& args) {
     run.kit = kit;
     run.work_dir = kit.build / "validate";
     run.quick = args.has("--quick");
+    if (auto lessons = args.value("--lesson")) {
+        std::stringstream list(*lessons);
+        for (std::string number; std::getline(list, number, ',');) run.lessons.insert(lesson_argument(number));
+    }
     const std::string side = args.value("--real-side").value_or("gpu");
     if (side != "gpu" && side != "sim") throw UsageError("--real-side is gpu or sim, not '" + side + "'");
     run.real_is_sim = side == "sim";
@@ -227,6 +233,7 @@ const Command validate_command = {
                 {"--topology", "NAME|FILE", "with --real-side sim: the machine that stands in for the machine, "
                                             "conformance and p2p parts (default hgx-h200-8)"},
                 {"--only", "PART,...", "run only these parts: machine, conformance, grading, p2p, nccl"},
+                {"--lesson", "N,...", "grade only these lessons in the grading part (default: every lesson)"},
             },
         .max_positionals = 0,
         .examples = "  tools/mgpu validate --out bench/results/hgx-h200-validation.md\n"

@@ -233,6 +233,13 @@ void grade_known_answers(ValidationReport& report, const ValidateRun& run) {
     }
     report.line("Seed of the random inputs: " + std::to_string(run.seed) + ". Lessons with a checker: " +
                 std::to_string(lessons.size()) + (run.quick ? "; --quick grades the first mutant of each criterion." : "."));
+    if (!run.lessons.empty()) {
+        std::erase_if(lessons, [&](const judge::Lesson& lesson) { return !run.lessons.count(lesson.number); });
+        std::string chosen;
+        for (int number : run.lessons) chosen += (chosen.empty() ? "" : ", ") + std::to_string(number);
+        report.line("Only these lessons are graded (--lesson): " + chosen + ".");
+        if (lessons.empty()) report.verdict(Verdict::Differs, "--lesson", "no lesson with a checker has the number " + chosen);
+    }
     for (const auto& lesson : lessons) {
         report.line("Lesson " + std::to_string(lesson.number) + " (" + lesson.title + "):");
         check_solution(report, run, lesson);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@ struct ValidateRun {
     std::string model_topology = "hgx-h200-8";  // what the measurements are held against
     int gpus = 0;                          // GPUs the run uses
     bool quick = false;
+    std::set<int> lessons;                 // --lesson: the lessons the grading part grades (empty: all)
     std::uint64_t seed = 0;
     std::filesystem::path work_dir;        // scratch space under the build tree
 

@@ -45,7 +45,8 @@ ValidateRun run_validate(const std::string& options) {
 }  // namespace
 
 TEST_CASE("with the simulator standing in for two H200s, every part runs and agrees") {
-    const ValidateRun validated = run_validate("--real-side sim --quick --gpus 2 --seed 7");
+    // Lesson 3 stands for the grading part (the lessons' own tests grade every mutant of every lesson).
+    const ValidateRun validated = run_validate("--real-side sim --quick --gpus 2 --seed 7 --lesson 3");
     const CliResult& result = validated.cli;
     const std::string& report = validated.report;
     INFO(result.output);
@@ -65,6 +66,8 @@ TEST_CASE("with the simulator standing in for two H200s, every part runs and agr
     // Lesson 3: the solution, the skeleton and one mutant for each of its five criteria.
     CHECK(has(report, "**AGREE** lesson 3 reference solution (full marks expected)"));
     CHECK(has(report, "**AGREE** lesson 3 skeleton"));
+    CHECK(has(report, "Only these lessons are graded (--lesson): 3."));
+    CHECK_FALSE(has(report, "lesson 1 reference solution"));
     for (const char* criterion : {"peer checks", "directional enabling", "copy results", "async overlap", "cleanup"}) {
         CAPTURE(criterion);
         CHECK(has(report, std::string("(must lose \"") + criterion + "\" only)"));
@@ -114,4 +117,5 @@ TEST_CASE("validate refuses options it does not know, with exit 2") {
     CHECK(run_cli("validate --gpus none").code == 2);
     CHECK(run_cli("validate --topology hgx-h200-8").code == 2);
     CHECK(run_cli("validate --real-side sim --only everything").code == 2);
+    CHECK(run_cli("validate --real-side sim --lesson nine").code == 2);
 }
