@@ -1,6 +1,7 @@
 #include "api_signatures.h"
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -64,6 +65,37 @@ std::string parameter_type(std::string parameter) {
     return trim(compact);
 }
 
+std::string signature_of(const std::string& returned, const std::string& name, const std::string& list) {
+    std::vector<std::string> types;
+    std::size_t start = 0;
+    for (std::size_t comma; start <= list.size(); start = comma + 1) {
+        comma = list.find(',', start);
+        if (comma == std::string::npos) comma = list.size();
+        std::string type = parameter_type(list.substr(start, comma - start));
+        if (!type.empty()) types.push_back(type);
+    }
+    std::string signature = parameter_type(returned + " x") + " " + name + "(";
+    for (std::size_t i = 0; i < types.size(); ++i) signature += (i ? ", " : "") + types[i];
+    return signature + ")";
+}
+
+// The device functions (__syncthreads, ...) take the call site as a defaulted std::source_location
+// and are defined inline, one declaration a line, in the simulator's device_*.h headers.
+void add_device_functions(const fs::path& folder, std::map<std::string, std::string>& result) {
+    static const std::regex declaration(
+        R"(^(?:\[\[[^\]]*\]\]\s*)?(?:inline\s+)?(.+?)\s+(\w+)\((.*?),?\s*std::source_location \w+ = std::source_location::current\(\)\).*$)");
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(folder, error)) {
+        if (!entry.path().filename().string().starts_with("device_")) continue;
+        std::ifstream in(entry.path());
+        for (std::string line; std::getline(in, line);) {
+            std::smatch match;
+            if (std::regex_match(line, match, declaration) && !result.count(match[2].str()))
+                result[match[2].str()] = signature_of(match[1].str(), match[2].str(), match[3].str());
+        }
+    }
+}
+
 }  // namespace
 
 std::map<std::string, std::string> api_signatures(const fs::path& folder) {
@@ -85,21 +117,12 @@ std::map<std::string, std::string> api_signatures(const fs::path& folder) {
             std::size_t name_end = name_start;
             while (name_start > 0 && is_word_char(statement[name_start - 1])) --name_start;
             const std::string name = statement.substr(name_start, name_end - name_start);
-            std::string returned = parameter_type(statement.substr(0, name_start) + " x");
             if (name.empty() || name.starts_with("mgpu_") || result.count(name)) continue;
-            // Parameters: between '(' and the call-site parameter, split at the commas.
-            std::string list = statement.substr(open + 1, site - open - 1);
-            std::vector<std::string> types;
-            std::size_t start = 0;
-            for (std::size_t comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1) {
-                std::string type = parameter_type(list.substr(start, comma - start));
-                if (!type.empty()) types.push_back(type);
-            }
-            std::string signature = returned + " " + name + "(";
-            for (std::size_t i = 0; i < types.size(); ++i) signature += (i ? ", " : "") + types[i];
-            result[name] = signature + ")";
+            // Parameters: between '(' and the call-site parameter.
+            result[name] = signature_of(statement.substr(0, name_start), name, statement.substr(open + 1, site - open - 1));
         }
     }
+    add_device_functions(folder / "mgpu" / "sim", result);
     return result;
 }
 

@@ -9,8 +9,8 @@
 
 namespace mgpu::messages {
 
-// Function name -> signature, for every declaration in the headers of `folder` (not its subfolders)
-// that ends with the call-site parameter.
+// Function name -> signature, for every declaration in the headers of `folder` that ends with the
+// call-site parameter, and for the device functions (__syncthreads, ...) of its mgpu/sim/device_*.h.
 std::map<std::string, std::string> api_signatures(const std::filesystem::path& folder);
 
 }  // namespace mgpu::messages

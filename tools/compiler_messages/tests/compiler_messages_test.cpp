@@ -50,6 +50,8 @@ TEST_CASE("the API's signatures are read from the simulator's headers as CUDA de
     CHECK(signatures.at("cudaMemcpy") == "cudaError_t cudaMemcpy(void*, const void*, size_t, cudaMemcpyKind)");
     CHECK(signatures.at("cudaDeviceCanAccessPeer") == "cudaError_t cudaDeviceCanAccessPeer(int*, int, int)");
     CHECK(signatures.at("cudaGetErrorString") == "const char* cudaGetErrorString(cudaError_t)");
+    CHECK(signatures.at("__syncthreads") == "void __syncthreads()");
+    CHECK(signatures.at("__syncthreads_count") == "int __syncthreads_count(int)");
     CHECK(signatures.at("cudaStreamWaitEvent") == "cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int)");
 }
 

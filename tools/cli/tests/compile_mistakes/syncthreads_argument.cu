@@ -1,5 +1,5 @@
 // __syncthreads takes no argument.
-// expect: too many arguments to function
+// expect: too many arguments to function 'void __syncthreads()'
 __global__ void step(float* data)
 {
     data[threadIdx.x] += 1;
