@@ -57,6 +57,7 @@ public:
 
     std::string run(const std::string& output) {
         for (const auto& line : lines_of(output)) take(line);
+        quote_missing();
         flush_context();
         std::string text;
         for (const auto& line : out_) text += line + "\n";
@@ -73,7 +74,10 @@ private:
         static const std::regex nested_context(R"(^(.*?):(\d+):(\d+):   (required|in |recursively|  ).*$)");
         static const std::regex scope_context(R"(^([^ :][^:]*): (In|At) .*:$)");
         std::smatch match;
-        if (std::regex_match(line, quote)) return take_quote(line);
+        const bool is_quote = std::regex_match(line, quote);
+        if (!is_quote) quote_missing();
+        pending_quote_.reset();
+        if (is_quote) return take_quote(line);
         if (std::regex_match(line, match, included)) {
             chain_.push_back({line, internal(match[2].str())});
             return;
@@ -165,10 +169,23 @@ private:
 
         if (own_file) {
             last_student_ = where;
+            pending_quote_ = where;
         } else {
             quotes_ = Quotes::Keep;
         }
         out_.push_back(format(where) + ": " + severity + ": " + message);
+    }
+
+    // The compiler quotes the line it complains about when it can open the file by the name #line
+    // gives it; where it could not (the checker compiles a copy elsewhere), the line is quoted here.
+    void quote_missing() {
+        if (!pending_quote_) return;
+        const Location where = *pending_quote_;
+        pending_quote_.reset();
+        const auto source = student_line(where.file, where.line);
+        if (!source) return;
+        out_.push_back(quoted(where.line, *source));
+        if (where.column > 0) out_.push_back("      | " + std::string(where.column - 1, ' ') + "^");
     }
 
     // The column on a line cu2cpp rewrote, mapped back to the line as written (or dropped).
@@ -321,6 +338,7 @@ private:
     std::vector<ContextLine> chain_;
     std::vector<ContextLine> context_lines_;
     std::optional<Location> last_student_;
+    std::optional<Location> pending_quote_;   // a student's diagnostic whose quoted line may not follow
     Quotes quotes_ = Quotes::Keep;
     int caret_column_ = 0;
     bool caret_done_ = false;
