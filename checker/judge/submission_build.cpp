@@ -11,6 +11,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "compiler_messages.h"
 #include "object_inspection.h"
 #include "process_runner.h"
 #include "sha256.h"
@@ -245,6 +246,18 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
         }
     } cleanup{workspace};
 
+    // The compiler's messages are shown as nvcc would give them (compiler_messages.h): these are
+    // the folders the student did not write.
+    messages::CompileContext message_context;
+    for (const auto& dir : build.include_dirs) {
+        message_context.internal_folders.push_back(dir);
+        if (fs::exists(fs::path(dir) / "cuda_runtime_api.h")) message_context.api_headers = dir;
+    }
+    for (const auto& archive : build.link_archives) message_context.internal_folders.push_back(fs::path(archive).parent_path());
+    if (!build.cu2cpp.empty()) message_context.internal_folders.push_back(fs::path(build.cu2cpp).parent_path());
+    if (!build.prelude.empty()) message_context.internal_folders.push_back(fs::path(build.prelude).parent_path());
+    message_context.internal_folders.push_back(workspace);
+
     std::vector<std::string> objects;
     std::vector<ElfObject> inspected;
     for (const auto& file : files) {
@@ -275,6 +288,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
                 run_tool({build.cu2cpp, "--display-name", file.display, copy.string(), "-o", rewritten.string()},
                          settings, workspace, true, 60);
             if (!rewrite.started) throw KitError("cannot run cu2cpp: " + rewrite.start_error);
+            message_context.files.push_back({file.display, copy, rewritten});
             if (!succeeded(rewrite)) {
                 return not_built("compile error", file.display + " could not be read as CUDA C++:\n" +
                                                       explain_outcome(rewrite, "the launch rewriter"));
@@ -286,6 +300,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
             std::string quoted;
             for (char c : file.display) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
             write_file(rewritten, "#line 1 \"" + quoted + "\"\n" + source);
+            message_context.files.push_back({file.display, file.path, {}});
         }
 
         if (!real_gpu || fs::path(file.name).extension() != ".cu") {   // g++ on the (rewritten) file
@@ -304,6 +319,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
             if (!compiled.started) throw KitError("cannot run the C++ compiler: " + compiled.start_error);
             if (!succeeded(compiled)) {
                 std::string text = explain_outcome(compiled, "the compiler");
+                if (text == compiled.output) text = messages::nvcc_style_messages(text, message_context);
                 if (text.find("No such file or directory") != std::string::npos) {
                     text += "\nA file your code includes was not found. While grading, the compiler sees only your "
                             "own file, the lesson's header, the simulator's headers and the system's: include only "

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "compile_hint.h"
+#include "compiler_messages.h"
+#include "message_colours.h"
 #include "exit_codes.h"
 #include "process.h"
 
@@ -222,9 +224,15 @@ BuiltProgram build_program(const Kit& kit, const ProgramSources& sources, const 
     const fs::path work = entry.string() + ".partial-" + std::to_string(::getpid());
     fs::remove_all(work);
     fs::create_directories(work);
-    const bool colour = ::isatty(STDERR_FILENO);
 
     std::vector<Step> rewrites, compiles;
+    // What the compiler says is rewritten as nvcc would say it (compiler_messages.h): the files it
+    // may name, and the folders that are the simulator's.
+    messages::CompileContext message_context;
+    message_context.internal_folders = header_folders(kit);
+    message_context.internal_folders.insert(message_context.internal_folders.end(),
+                                            {kit.build, kit.root / "tools", fs::absolute(work)});
+    message_context.api_headers = kit.root / "tools" / "sim" / "include";
     std::vector<std::string> link = kit.compiler();
     for (std::size_t index = 0; index < sources.files.size(); ++index) {
         const fs::path& file = sources.files[index];
@@ -239,6 +247,9 @@ BuiltProgram build_program(const Kit& kit, const ProgramSources& sources, const 
             // cu2cpp follows the headers it finds there too, so a header in an -I folder may launch kernels.
             for (const auto& folder : options.include_dirs) rewrite.insert(rewrite.end(), {"--include-dir", folder.string()});
             rewrites.push_back({rewrite, work / (name + ".rewrite.log")});
+            message_context.files.push_back({display_name(file), file, cpp_file});
+        } else {
+            message_context.files.push_back({file.string(), file, {}});
         }
         std::vector<std::string> compile = kit.compiler();
         compile.insert(compile.end(), flags.begin(), flags.end());
@@ -246,7 +257,8 @@ BuiltProgram build_program(const Kit& kit, const ProgramSources& sources, const 
             const std::vector<std::string> cuda_flags = cuda_file_flags(kit);
             compile.insert(compile.end(), cuda_flags.begin(), cuda_flags.end());
         }
-        if (colour) compile.push_back("-fdiagnostics-color=always");
+        // Plain text: the messages are read and rewritten before they are shown.
+        compile.push_back("-fdiagnostics-color=never");
         const fs::path object = work / (name + ".o");
         compile.insert(compile.end(), {"-c", cpp_file.string(), "-o", object.string()});
         compiles.push_back({compile, work / (name + ".compile.log")});
@@ -260,6 +272,11 @@ BuiltProgram build_program(const Kit& kit, const ProgramSources& sources, const 
 
     result.ok = run_steps(rewrites, result.diagnostics) && run_steps(compiles, result.diagnostics) &&
                 run_steps({{link, work / "link.log"}}, result.diagnostics);
+    // Warnings of a build that worked are rewritten too, while the rewritten sources are still there.
+    if (!result.diagnostics.empty()) {
+        result.diagnostics = messages::nvcc_style_messages(result.diagnostics, message_context);
+        if (::isatty(STDERR_FILENO)) result.diagnostics = messages::with_colours(result.diagnostics);
+    }
     if (!result.ok) {
         result.hint = compile_hint(result.diagnostics);
         fs::remove_all(work);
