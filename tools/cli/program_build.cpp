@@ -159,7 +159,14 @@ struct Step {
 // Runs steps side by side; returns false if any failed, and appends what each one said.
 bool run_steps(const std::vector<Step>& steps, std::string& diagnostics) {
     std::vector<pid_t> children;
-    for (const auto& step : steps) children.push_back(spawn_process(step.argv, {.output_file = step.log}));
+    // The compiler speaks English whatever language the kit speaks: its messages are rewritten as
+    // nvcc would give them, and nvcc has no translations either.
+    const SpawnOptions options{.environment = {{"LC_ALL", "C.UTF-8"}, {"LANGUAGE", ""}}};
+    for (const auto& step : steps) {
+        SpawnOptions step_options = options;
+        step_options.output_file = step.log;
+        children.push_back(spawn_process(step.argv, step_options));
+    }
     bool all_ok = true;
     for (std::size_t i = 0; i < steps.size(); ++i) {
         ExitStatus status = wait_for_process(children[i]);

@@ -6,6 +6,7 @@
 #include "command.h"
 #include "exit_codes.h"
 #include "run.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -15,18 +16,18 @@ namespace {
 
 int timeline(const Kit& kit, const ParsedArgs& args) {
     if (auto backend = args.value("--backend"); backend && *backend != "sim") {
-        if (*backend != "cuda") throw UsageError("--backend is sim or cuda, not '" + *backend + "'");
+        if (*backend != "cuda") throw UsageError(fill(tr("--backend is sim or cuda, not '{}'"), *backend));
         throw SetupError(
-            "timeline --backend cuda is not available for programs of your own yet: the CUPTI trace of the real GPUs "
-            "is drawn by `tools/mgpu check --backend cuda`, which writes the timeline of a failed overlap or ordering "
-            "case. Leave out --backend to draw the simulator's timeline.");
+            tr("timeline --backend cuda is not available for programs of your own yet: the CUPTI trace of the real GPUs "
+               "is drawn by `tools/mgpu check --backend cuda`, which writes the timeline of a failed overlap or ordering "
+               "case. Leave out --backend to draw the simulator's timeline."));
     }
     const fs::path out = fs::absolute(args.value("--out").value_or("timeline.html")).lexically_normal();
     std::error_code error;
     if (!fs::is_directory(out.parent_path(), error))
-        throw UsageError("--out " + out.string() + ": the folder " + out.parent_path().string() +
-                         " does not exist; create it first or name a file in another folder");
-    if (fs::is_directory(out, error)) throw UsageError("--out " + out.string() + " is a folder; name an .html file");
+        throw UsageError(fill(tr("--out {0}: the folder {1} does not exist; create it first or name a file in another folder"),
+                              out.string(), out.parent_path().string()));
+    if (fs::is_directory(out, error)) throw UsageError(fill(tr("--out {} is a folder; name an .html file"), out.string()));
     fs::remove(out, error);   // so that a page found afterwards is this run's
 
     RunSetup setup;
@@ -39,25 +40,28 @@ int timeline(const Kit& kit, const ParsedArgs& args) {
     const RunOutcome outcome = run_program(kit, args, setup);
     if (!outcome.ran) return outcome.exit_code;
     if (!fs::exists(out)) {
-        std::cerr << "mgpu timeline: no timeline was written to " << out.string()
-                  << ": the program ended before the simulator could save it (a crash or a call to _exit).\n";
+        std::cerr << "mgpu timeline: "
+                  << fill(tr("no timeline was written to {}: the program ended before the simulator could save it "
+                             "(a crash or a call to _exit)."), out.string())
+                  << "\n";
         return outcome.exit_code == 0 ? kExitFailed : outcome.exit_code;
     }
-    std::cerr << "mgpu timeline: timeline written to " << out.string()
-              << " (open it in a web browser; hover over a box for its details)\n";
+    std::cerr << "mgpu timeline: "
+              << fill(tr("timeline written to {} (open it in a web browser; hover over a box for its details)"), out.string())
+              << "\n";
     return outcome.exit_code;
 }
 
 }  // namespace
 
 const Command timeline_command = {
-    "Working on an exercise",
+    N_("Working on an exercise"),
     {
         .name = "timeline",
         .usage = "timeline FILE.cu...|FOLDER|LESSON [--topology NAME|FILE] [--schedule eager|lazy|shuffle:SEED] "
                  "[--out FILE.html] [--trace FILE.json] [-I DIR]... [-D NAME[=VALUE]]... [-- ARGS]",
-        .summary = "Runs a program as run does and draws what ran on each GPU as a web page.",
-        .description =
+        .summary = N_("Runs a program as run does and draws what ran on each GPU as a web page."),
+        .description = N_(
             "Builds and runs the program exactly as `run` does (a lesson number runs the lesson's main.cu\n"
             "with your functions, on the machine its driver shows most on), then writes one HTML page\n"
             "that any browser opens offline: a lane per stream of each GPU (named by the line that\n"
@@ -67,18 +71,18 @@ const Command timeline_command = {
             "start, end, bytes and link. An arrow goes from each cudaEventRecord to the\n"
             "cudaStreamWaitEvent or cudaEventSynchronize that waited for it. Boxes side by side on\n"
             "different lanes ran at the same time: that is overlap. The program's exit code is passed\n"
-            "through as `run` passes it.",
+            "through as `run` passes it."),
         .options =
             {
-                {"--out", "FILE.html", "where to write the page (default: timeline.html in this folder)"},
-                {"--topology", "NAME|FILE", "the simulated machine: a preset (tools/mgpu topo --list) or a JSON file"},
-                {"--schedule", "MODE", "eager (default), lazy, or shuffle:SEED to run independent streams in a "
-                                       "seeded random order"},
-                {"--trace", "FILE.json", "also write the trace in Chrome's format (ui.perfetto.dev)"},
-                {"--backend", "sim", "sim (default): the simulator's trace"},
-                {"-I", "DIR", "search DIR for included headers; repeatable", true},
-                {"-D", "NAME[=VALUE]", "define a macro for every file; repeatable", true},
-                {"--keep-exit-code", "", "as for run: report races and leaks without failing"},
+                {"--out", "FILE.html", N_("where to write the page (default: timeline.html in this folder)")},
+                {"--topology", "NAME|FILE", N_("the simulated machine: a preset (tools/mgpu topo --list) or a JSON file")},
+                {"--schedule", "MODE", N_("eager (default), lazy, or shuffle:SEED to run independent streams in a "
+                                       "seeded random order")},
+                {"--trace", "FILE.json", N_("also write the trace in Chrome's format (ui.perfetto.dev)")},
+                {"--backend", "sim", N_("sim (default): the simulator's trace")},
+                {"-I", "DIR", N_("search DIR for included headers; repeatable"), true},
+                {"-D", "NAME[=VALUE]", N_("define a macro for every file; repeatable"), true},
+                {"--keep-exit-code", "", N_("as for run: report races and leaks without failing")},
             },
         .max_positionals = -1,
         .takes_passthrough = true,
