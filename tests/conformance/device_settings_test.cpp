@@ -19,25 +19,34 @@ std::size_t limit(cudaLimit which) {
 
 }  // namespace
 
+// The defaults as CUDA 13.0 answered them on an H200.
 TEST_CASE("the limits start at CUDA's defaults and keep what cudaDeviceSetLimit sets") {
     use_machine("h200");
     CHECK(limit(cudaLimitStackSize) == 1024);
-    CHECK(limit(cudaLimitPrintfFifoSize) == 1048576);
+    CHECK(limit(cudaLimitPrintfFifoSize) == 8650752);
     CHECK(limit(cudaLimitMallocHeapSize) == 8388608);
-    CHECK(limit(cudaLimitPersistingL2CacheSize) == 0);
+    CHECK(limit(cudaLimitDevRuntimePendingLaunchCount) == 2048);
+    CHECK(limit(cudaLimitMaxL2FetchGranularity) == 64);
+    CHECK(limit(cudaLimitPersistingL2CacheSize) == 11796480);
     CHECK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 64u << 20) == cudaSuccess);
     CHECK(limit(cudaLimitMallocHeapSize) == 64u << 20);
     std::size_t value = 0;
-    CHECK(cudaDeviceGetLimit(&value, static_cast<cudaLimit>(99)) == cudaErrorUnsupportedLimit);
+    CHECK(cudaDeviceGetLimit(&value, cudaLimitDevRuntimeSyncDepth) == cudaErrorUnsupportedLimit);
     CHECK(cudaGetLastError() == cudaErrorUnsupportedLimit);
+    CHECK(cudaDeviceGetLimit(&value, static_cast<cudaLimit>(99)) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
 }
 
-TEST_CASE("cache configurations are accepted and the device reports no preference") {
+TEST_CASE("the device starts with no cache preference and keeps the one cudaDeviceSetCacheConfig sets") {
     use_machine("h200");
-    CHECK(cudaDeviceSetCacheConfig(cudaFuncCachePreferShared) == cudaSuccess);
     cudaFuncCache config = cudaFuncCachePreferL1;
     CHECK(cudaDeviceGetCacheConfig(&config) == cudaSuccess);
     CHECK(config == cudaFuncCachePreferNone);
+    CHECK(cudaDeviceSetCacheConfig(cudaFuncCachePreferShared) == cudaSuccess);
+    CHECK(cudaDeviceGetCacheConfig(&config) == cudaSuccess);
+    CHECK(config == cudaFuncCachePreferShared);
+    CHECK(cudaDeviceSetCacheConfig(static_cast<cudaFuncCache>(7)) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
 }
 
 TEST_CASE("cudaHostGetDevicePointer maps page-locked memory to its own address and refuses other memory with 1") {

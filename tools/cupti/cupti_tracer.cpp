@@ -334,7 +334,9 @@ void CUPTIAPI on_buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, 
             // as the simulator does.
             // CUPTI gives the name mangled or not, depending on the kernel.
             const bool nccl_kernel = op.name.find("ncclDevKernel") != std::string::npos ||
-                                     op.name.find("ncclKernel") != std::string::npos || op.name.starts_with("nccl");
+                                     op.name.find("ncclKernel") != std::string::npos || op.name.starts_with("nccl") ||
+                                     // one rank: a reduction kernel in NCCL's own onerank.cu
+                                     op.name.find("oneRankReduce") != std::string::npos;
             op.kind = nccl_kernel ? OpKind::Collective : OpKind::Kernel;
             op.device = int(k->deviceId);
             op.engine = "compute";

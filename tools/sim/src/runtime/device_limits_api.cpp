@@ -1,6 +1,7 @@
 // Per-device settings kernels are said to run under: cudaDeviceGetLimit/SetLimit and the cache
 // configurations. Kernels here are host code, so the settings change nothing they do; the calls
-// keep what was set, answer with CUDA 13's defaults on an H200 otherwise, and check their arguments
+// keep what was set (the device's cache preference too), answer with CUDA 13's defaults on an H200
+// otherwise, and check their arguments
 // as CUDA does. A cache preference is a hint the real runtime may ignore too.
 #include "api_call.h"
 #include "cuda_runtime_api.h"
@@ -10,18 +11,25 @@ using namespace mgpu::sim::rt;
 
 namespace {
 
-// The value of a limit nobody has set (CUDA 13 on an H200).
-bool default_limit(cudaLimit limit, std::size_t& value) {
+// The value of a limit nobody has set, as CUDA 13.0 answered on an H200. The device runtime's sync
+// depth answers cudaErrorUnsupportedLimit there (no relocatable device code in the program); a
+// value that names no limit at all is cudaErrorInvalidValue.
+enum class LimitAnswer { Known, Unsupported, NoSuchLimit };
+LimitAnswer default_limit(cudaLimit limit, std::size_t& value) {
     switch (limit) {
-    case cudaLimitStackSize: value = 1024; return true;
-    case cudaLimitPrintfFifoSize: value = 1 << 20; return true;
-    case cudaLimitMallocHeapSize: value = 8 << 20; return true;
-    case cudaLimitDevRuntimeSyncDepth: value = 2; return true;
-    case cudaLimitDevRuntimePendingLaunchCount: value = 2048; return true;
-    case cudaLimitMaxL2FetchGranularity: value = 64; return true;
-    case cudaLimitPersistingL2CacheSize: value = 0; return true;
-    default: return false;
+    case cudaLimitStackSize: value = 1024; return LimitAnswer::Known;
+    case cudaLimitPrintfFifoSize: value = 8650752; return LimitAnswer::Known;
+    case cudaLimitMallocHeapSize: value = 8 << 20; return LimitAnswer::Known;
+    case cudaLimitDevRuntimeSyncDepth: return LimitAnswer::Unsupported;
+    case cudaLimitDevRuntimePendingLaunchCount: value = 2048; return LimitAnswer::Known;
+    case cudaLimitMaxL2FetchGranularity: value = 64; return LimitAnswer::Known;
+    case cudaLimitPersistingL2CacheSize: value = 11796480; return LimitAnswer::Known;
+    default: return LimitAnswer::NoSuchLimit;
     }
+}
+
+cudaError_t limit_error(LimitAnswer answer) {
+    return answer == LimitAnswer::Unsupported ? cudaErrorUnsupportedLimit : cudaErrorInvalidValue;
 }
 
 bool valid_cache_config(cudaFuncCache config) {
@@ -38,7 +46,8 @@ cudaError_t cudaDeviceGetLimit(size_t* pValue, cudaLimit limit, Site site) {
     if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
     if (pValue == nullptr) return call.done(cudaErrorInvalidValue);
     std::size_t value = 0;
-    if (!default_limit(limit, value)) return call.done(cudaErrorUnsupportedLimit);
+    if (const LimitAnswer answer = default_limit(limit, value); answer != LimitAnswer::Known)
+        return call.done(limit_error(answer));
     const auto& limits = runtime().devices[device].limits;
     auto set = limits.find(limit);
     *pValue = set != limits.end() ? set->second : value;
@@ -51,7 +60,8 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value, Site site) {
     const int device = current_device();
     if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
     std::size_t unused = 0;
-    if (!default_limit(limit, unused)) return call.done(cudaErrorUnsupportedLimit);
+    if (const LimitAnswer answer = default_limit(limit, unused); answer != LimitAnswer::Known)
+        return call.done(limit_error(answer));
     if (limit == cudaLimitMaxL2FetchGranularity && value > 128) return call.done(cudaErrorInvalidValue);
     runtime().devices[device].limits[limit] = value;
     return call.done(cudaSuccess);
@@ -60,15 +70,19 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value, Site site) {
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache cacheConfig, Site site) {
     ApiCall call("cudaDeviceSetCacheConfig", site);
     call.arg("cacheConfig", cacheConfig);
-    if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
-    return call.done(valid_cache_config(cacheConfig) ? cudaSuccess : cudaErrorInvalidValue);
+    const int device = current_device();
+    if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
+    if (!valid_cache_config(cacheConfig)) return call.done(cudaErrorInvalidValue);
+    runtime().devices[device].cache_config = cacheConfig;   // kept and answered back, as on the H200
+    return call.done(cudaSuccess);
 }
 
 cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* pCacheConfig, Site site) {
     ApiCall call("cudaDeviceGetCacheConfig", site);
-    if (cudaError_t status = context_status(current_device()); status != cudaSuccess) return call.done(status);
+    const int device = current_device();
+    if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
     if (pCacheConfig == nullptr) return call.done(cudaErrorInvalidValue);
-    *pCacheConfig = cudaFuncCachePreferNone;
+    *pCacheConfig = runtime().devices[device].cache_config;
     return call.done(cudaSuccess);
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 #include <functional>
 
+#include "mgpu/sim/api_enums.h"
 #include "mgpu/sim/control.h"
 #include "mgpu/sim/site.h"
 #include "mgpu/sim/types.h"
@@ -58,6 +59,7 @@ struct DeviceContext {
     std::vector<bool> peer_enabled;      // peer_enabled[p]: kernels here may touch device p's memory
     unsigned flags = 0;                  // cudaSetDeviceFlags
     std::map<int, std::size_t> limits;   // cudaDeviceSetLimit, by cudaLimit (unset: the default)
+    cudaFuncCache cache_config = cudaFuncCachePreferNone;   // cudaDeviceSetCacheConfig
     std::uint64_t barrier_op = 0;        // a cudaMemcpyPeer every later operation here waits for
     // The primary context. The real runtime creates it on the first call that needs the device
     // (cudaSetDevice since CUDA 12, cudaInitDevice, an allocation, a stream...), never for
