@@ -393,7 +393,12 @@ TEST_CASE("an all-reduce shows in the trace as a collective on each rank's devic
 
 // Last in the file: after a refused ncclCommInitAll, real NCCL may leave state behind that later
 // cases in the same process would meet.
+// Real NCCL (2.28.3 on an H200) ended the process with SIGSEGV here too; the simulator answers as
+// NCCL's documentation says.
 TEST_CASE("ncclCommInitAll: zero devices is nothing to do") {
+#if defined(MGPU_CONFORMANCE_REAL_GPU)
+    throw conformance::CaseSkipped("real NCCL 2.28.3 crashed (SIGSEGV) in ncclCommInitAll with zero devices");
+#endif
     if (!use_machine_if_hostable("h200")) return;
     ncclComm_t comms[2] = {nullptr, nullptr};
     CHECK(ncclCommInitAll(comms, 0, nullptr) == ncclSuccess);
