@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_invocation.h"
+#include "student_kit_copy.h"
 #include "exit_codes.h"
 #include "kit.h"
 #include "language.h"
@@ -57,25 +58,9 @@ std::string text_of(const fs::path& file) {
     return text.str();
 }
 
-// What list, hint, quiz and watch read, copied so that the progress they write stays out of the kit.
-struct KitCopy {
-    fs::path root;
-    KitCopy() {
-        char pattern[] = "/tmp/mgpu-language-XXXXXX";
-        if (::mkdtemp(pattern) == nullptr) return;
-        root = pattern;
-        fs::copy(kSourceRoot / "exercises", root / "exercises", fs::copy_options::recursive);
-        fs::copy(kSourceRoot / "lessons", root / "lessons", fs::copy_options::recursive);
-        for (const auto& lesson : fs::directory_iterator(kSourceRoot / "checker" / "lessons")) {
-            if (!fs::exists(lesson.path() / "lesson.json")) continue;
-            fs::create_directories(root / "checker" / "lessons" / lesson.path().filename());
-            fs::copy_file(lesson.path() / "lesson.json", root / "checker" / "lessons" / lesson.path().filename() / "lesson.json");
-        }
-    }
-    ~KitCopy() {
-        std::error_code ignored;
-        if (!root.empty()) fs::remove_all(root, ignored);
-    }
+// The student's commands, run in Japanese or English on a copy of the kit (student_kit_copy.h).
+struct KitCopy : StudentKitCopy {
+    KitCopy() : StudentKitCopy(kSourceRoot, "mgpu-language") {}
     // `environment` replaces the language settings of the test's own environment, so that a
     // machine set to Japanese runs the English cases in English too.
     CliResult run(const std::string& arguments, const std::string& environment = "", const std::string& input = "") const {

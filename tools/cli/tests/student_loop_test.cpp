@@ -15,6 +15,7 @@
 
 #include "check_record.h"
 #include "cli_invocation.h"
+#include "student_kit_copy.h"
 #include "lesson_files.h"
 #include "progress.h"
 #include "todo_marks.h"
@@ -27,25 +28,9 @@ namespace {
 
 const fs::path kSourceRoot = MGPU_TEST_SOURCE_ROOT;
 
-// exercises/, lessons/ and the checker's lesson.json files: all that list, hint, reset and quiz read.
-struct KitCopy {
-    fs::path root;
-    KitCopy() {
-        char pattern[] = "/tmp/mgpu-student-loop-XXXXXX";
-        if (::mkdtemp(pattern) == nullptr) return;
-        root = pattern;
-        fs::copy(kSourceRoot / "exercises", root / "exercises", fs::copy_options::recursive);
-        fs::copy(kSourceRoot / "lessons", root / "lessons", fs::copy_options::recursive);
-        for (const auto& lesson : fs::directory_iterator(kSourceRoot / "checker" / "lessons")) {
-            if (!fs::exists(lesson.path() / "lesson.json")) continue;
-            fs::create_directories(root / "checker" / "lessons" / lesson.path().filename());
-            fs::copy_file(lesson.path() / "lesson.json", root / "checker" / "lessons" / lesson.path().filename() / "lesson.json");
-        }
-    }
-    ~KitCopy() {
-        std::error_code ignored;
-        if (!root.empty()) fs::remove_all(root, ignored);
-    }
+// The student's commands, run on a copy of the kit (student_kit_copy.h).
+struct KitCopy : StudentKitCopy {
+    KitCopy() : StudentKitCopy(kSourceRoot, "mgpu-student-loop") {}
     CliResult run(const std::string& arguments, const std::string& input = "") const {
         std::ofstream(root / "stdin.txt") << input;
         return run_cli("--kit-root '" + root.string() + "' " + arguments + " <'" + (root / "stdin.txt").string() + "'");
