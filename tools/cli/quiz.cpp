@@ -98,19 +98,24 @@ int quiz(const Kit& kit, const ParsedArgs& args) {
             if (!answer)
                 std::cout << fill(tr("'{}' is not one of the letters a to {}."), line, letter(question.choices.size() - 1)) << "\n";
         }
+        std::string verdict;
         if (*answer == question.answer) {
             ++right;
-            std::cout << tr("Right.");
+            verdict = tr("Right.");
         } else {
-            std::cout << fill(tr("Not quite: the answer is {})."), letter(question.answer));
+            verdict = fill(tr("Not quite: the answer is {})."), letter(question.answer));
         }
-        std::cout << (question.explanation.empty() ? "" : " " + question.explanation) << "\n";
+        // Two sentences in a row: English puts a space between them, Japanese none.
+        std::cout << (question.explanation.empty() ? verdict : fill(tr("{0} {1}"), verdict, question.explanation)) << "\n";
     }
 
     const int asked = static_cast<int>(questions.size());
-    std::cout << "\n" << fill(tr("Score: {} / {}."), right, asked);
-    if (right < asked) std::cout << " " << fill(tr("Reread the sections the explanations name, then tools/mgpu quiz {} again."), n);
-    std::cout << "\n";
+    const std::string score = fill(tr("Score: {} / {}."), right, asked);
+    std::cout << "\n"
+              << (right < asked ? fill(tr("{0} {1}"), score,
+                                       fill(tr("Reread the sections the explanations name, then tools/mgpu quiz {} again."), n))
+                                : score)
+              << "\n";
     Progress record = Progress::load(progress_file(kit));
     record.lessons[lesson.number].quiz = QuizRecord{right, asked, utc_now_iso()};
     record.save(progress_file(kit));
