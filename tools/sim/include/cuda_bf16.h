@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "mgpu/sim/float_formats.h"
+#include "mgpu/sim/reduced_float_common.h"
 #include "vector_types.h"
 
 struct __nv_bfloat16_raw {
@@ -318,77 +319,5 @@ inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162
 inline __nv_bfloat162 __hfma2_sat(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) {
     return __nv_bfloat162(__hfma_sat(a.x, b.x, c.x), __hfma_sat(a.y, b.y, c.y));
 }
-// Lane-wise comparisons give 1.0 or 0.0 per lane; the __hb… forms are true when both lanes are.
-#define MGPU_BF162_COMPARE_(name2, both, name)                              \
-    inline __nv_bfloat162 name2(__nv_bfloat162 a, __nv_bfloat162 b) {       \
-        return __nv_bfloat162(__nv_bfloat16(name(a.x, b.x) ? 1.0f : 0.0f),  \
-                              __nv_bfloat16(name(a.y, b.y) ? 1.0f : 0.0f)); \
-    }                                                                       \
-    inline bool both(__nv_bfloat162 a, __nv_bfloat162 b) { return name(a.x, b.x) && name(a.y, b.y); }
-MGPU_BF162_COMPARE_(__heq2, __hbeq2, __heq)
-MGPU_BF162_COMPARE_(__hne2, __hbne2, __hne)
-MGPU_BF162_COMPARE_(__hlt2, __hblt2, __hlt)
-MGPU_BF162_COMPARE_(__hle2, __hble2, __hle)
-MGPU_BF162_COMPARE_(__hgt2, __hbgt2, __hgt)
-MGPU_BF162_COMPARE_(__hge2, __hbge2, __hge)
-#undef MGPU_BF162_COMPARE_
-inline __nv_bfloat162 __hisnan2(__nv_bfloat162 a) {
-    return __nv_bfloat162(__nv_bfloat16(__hisnan(a.x) ? 1.0f : 0.0f), __nv_bfloat16(__hisnan(a.y) ? 1.0f : 0.0f));
-}
-
-// Operators, as cuda_bf16.hpp defines them for host and device code.
-inline __nv_bfloat16 operator+(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hadd(a, b); }
-inline __nv_bfloat16 operator-(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hsub(a, b); }
-inline __nv_bfloat16 operator*(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hmul(a, b); }
-inline __nv_bfloat16 operator/(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hdiv(a, b); }
-inline __nv_bfloat16& operator+=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hadd(a, b); }
-inline __nv_bfloat16& operator-=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hsub(a, b); }
-inline __nv_bfloat16& operator*=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hmul(a, b); }
-inline __nv_bfloat16& operator/=(__nv_bfloat16& a, const __nv_bfloat16& b) { return a = __hdiv(a, b); }
-inline __nv_bfloat16& operator++(__nv_bfloat16& a) { return a = __hadd(a, CUDART_ONE_BF16); }
-inline __nv_bfloat16& operator--(__nv_bfloat16& a) { return a = __hsub(a, CUDART_ONE_BF16); }
-inline __nv_bfloat16 operator++(__nv_bfloat16& a, int) {
-    const __nv_bfloat16 old = a;
-    ++a;
-    return old;
-}
-inline __nv_bfloat16 operator--(__nv_bfloat16& a, int) {
-    const __nv_bfloat16 old = a;
-    --a;
-    return old;
-}
-inline __nv_bfloat16 operator+(const __nv_bfloat16& a) { return a; }
-inline __nv_bfloat16 operator-(const __nv_bfloat16& a) { return __hneg(a); }
-inline bool operator==(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __heq(a, b); }
-inline bool operator!=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hneu(a, b); }
-inline bool operator<(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hlt(a, b); }
-inline bool operator<=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hle(a, b); }
-inline bool operator>(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hgt(a, b); }
-inline bool operator>=(const __nv_bfloat16& a, const __nv_bfloat16& b) { return __hge(a, b); }
-
-inline __nv_bfloat162 operator+(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hadd2(a, b); }
-inline __nv_bfloat162 operator-(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hsub2(a, b); }
-inline __nv_bfloat162 operator*(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hmul2(a, b); }
-inline __nv_bfloat162 operator/(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __h2div(a, b); }
-inline __nv_bfloat162& operator+=(__nv_bfloat162& a, const __nv_bfloat162& b) { return a = __hadd2(a, b); }
-inline __nv_bfloat162& operator-=(__nv_bfloat162& a, const __nv_bfloat162& b) { return a = __hsub2(a, b); }
-inline __nv_bfloat162& operator*=(__nv_bfloat162& a, const __nv_bfloat162& b) { return a = __hmul2(a, b); }
-inline __nv_bfloat162& operator/=(__nv_bfloat162& a, const __nv_bfloat162& b) { return a = __h2div(a, b); }
-inline __nv_bfloat162 operator+(const __nv_bfloat162& a) { return a; }
-inline __nv_bfloat162 operator-(const __nv_bfloat162& a) { return __hneg2(a); }
-inline bool operator==(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hbeq2(a, b); }
-inline bool operator!=(const __nv_bfloat162& a, const __nv_bfloat162& b) {
-    return __hneu(a.x, b.x) && __hneu(a.y, b.y);
-}
-
-// Atomics (plain read-modify-write, atomic here for the reason device_atomics.h gives).
-inline __nv_bfloat16 atomicAdd(__nv_bfloat16* address, __nv_bfloat16 value) {
-    const __nv_bfloat16 old = *address;
-    *address = __hadd(old, value);
-    return old;
-}
-inline __nv_bfloat162 atomicAdd(__nv_bfloat162* address, __nv_bfloat162 value) {
-    const __nv_bfloat162 old = *address;
-    *address = __hadd2(old, value);
-    return old;
-}
+// Comparisons of pairs, operators and atomicAdd, shared with cuda_fp16.h.
+MGPU_SIM_REDUCED_FLOAT_COMMON_(__nv_bfloat16, __nv_bfloat162, CUDART_ONE_BF16)

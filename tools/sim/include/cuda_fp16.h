@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "mgpu/sim/float_formats.h"
+#include "mgpu/sim/reduced_float_common.h"
 #include "vector_types.h"
 
 struct __half_raw {
@@ -277,74 +278,5 @@ inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
 inline __half2 __hfma2_sat(__half2 a, __half2 b, __half2 c) {
     return __half2(__hfma_sat(a.x, b.x, c.x), __hfma_sat(a.y, b.y, c.y));
 }
-// Lane-wise comparisons give 1.0 or 0.0 per lane; the __hb… forms are true when both lanes are.
-#define MGPU_HALF2_COMPARE_(name2, both, name)                                                      \
-    inline __half2 name2(__half2 a, __half2 b) {                                                    \
-        return __half2(__half(name(a.x, b.x) ? 1.0f : 0.0f), __half(name(a.y, b.y) ? 1.0f : 0.0f)); \
-    }                                                                                               \
-    inline bool both(__half2 a, __half2 b) { return name(a.x, b.x) && name(a.y, b.y); }
-MGPU_HALF2_COMPARE_(__heq2, __hbeq2, __heq)
-MGPU_HALF2_COMPARE_(__hne2, __hbne2, __hne)
-MGPU_HALF2_COMPARE_(__hlt2, __hblt2, __hlt)
-MGPU_HALF2_COMPARE_(__hle2, __hble2, __hle)
-MGPU_HALF2_COMPARE_(__hgt2, __hbgt2, __hgt)
-MGPU_HALF2_COMPARE_(__hge2, __hbge2, __hge)
-#undef MGPU_HALF2_COMPARE_
-inline __half2 __hisnan2(__half2 a) {
-    return __half2(__half(__hisnan(a.x) ? 1.0f : 0.0f), __half(__hisnan(a.y) ? 1.0f : 0.0f));
-}
-
-// Operators, as cuda_fp16.hpp defines them for host and device code.
-inline __half operator+(const __half& a, const __half& b) { return __hadd(a, b); }
-inline __half operator-(const __half& a, const __half& b) { return __hsub(a, b); }
-inline __half operator*(const __half& a, const __half& b) { return __hmul(a, b); }
-inline __half operator/(const __half& a, const __half& b) { return __hdiv(a, b); }
-inline __half& operator+=(__half& a, const __half& b) { return a = __hadd(a, b); }
-inline __half& operator-=(__half& a, const __half& b) { return a = __hsub(a, b); }
-inline __half& operator*=(__half& a, const __half& b) { return a = __hmul(a, b); }
-inline __half& operator/=(__half& a, const __half& b) { return a = __hdiv(a, b); }
-inline __half& operator++(__half& a) { return a = __hadd(a, CUDART_ONE_FP16); }
-inline __half& operator--(__half& a) { return a = __hsub(a, CUDART_ONE_FP16); }
-inline __half operator++(__half& a, int) {
-    const __half old = a;
-    ++a;
-    return old;
-}
-inline __half operator--(__half& a, int) {
-    const __half old = a;
-    --a;
-    return old;
-}
-inline __half operator+(const __half& a) { return a; }
-inline __half operator-(const __half& a) { return __hneg(a); }
-inline bool operator==(const __half& a, const __half& b) { return __heq(a, b); }
-inline bool operator!=(const __half& a, const __half& b) { return __hneu(a, b); }
-inline bool operator<(const __half& a, const __half& b) { return __hlt(a, b); }
-inline bool operator<=(const __half& a, const __half& b) { return __hle(a, b); }
-inline bool operator>(const __half& a, const __half& b) { return __hgt(a, b); }
-inline bool operator>=(const __half& a, const __half& b) { return __hge(a, b); }
-
-inline __half2 operator+(const __half2& a, const __half2& b) { return __hadd2(a, b); }
-inline __half2 operator-(const __half2& a, const __half2& b) { return __hsub2(a, b); }
-inline __half2 operator*(const __half2& a, const __half2& b) { return __hmul2(a, b); }
-inline __half2 operator/(const __half2& a, const __half2& b) { return __h2div(a, b); }
-inline __half2& operator+=(__half2& a, const __half2& b) { return a = __hadd2(a, b); }
-inline __half2& operator-=(__half2& a, const __half2& b) { return a = __hsub2(a, b); }
-inline __half2& operator*=(__half2& a, const __half2& b) { return a = __hmul2(a, b); }
-inline __half2& operator/=(__half2& a, const __half2& b) { return a = __h2div(a, b); }
-inline __half2 operator+(const __half2& a) { return a; }
-inline __half2 operator-(const __half2& a) { return __hneg2(a); }
-inline bool operator==(const __half2& a, const __half2& b) { return __hbeq2(a, b); }
-inline bool operator!=(const __half2& a, const __half2& b) { return __hneu(a.x, b.x) && __hneu(a.y, b.y); }
-
-// Atomics (plain read-modify-write, atomic here for the reason device_atomics.h gives).
-inline __half atomicAdd(__half* address, __half value) {
-    const __half old = *address;
-    *address = __hadd(old, value);
-    return old;
-}
-inline __half2 atomicAdd(__half2* address, __half2 value) {
-    const __half2 old = *address;
-    *address = __hadd2(old, value);
-    return old;
-}
+// Comparisons of pairs, operators and atomicAdd, shared with cuda_bf16.h.
+MGPU_SIM_REDUCED_FLOAT_COMMON_(__half, __half2, CUDART_ONE_FP16)
