@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "conformance_skip.h"
+#include "probe_hook.h"
 
 namespace {
 
@@ -100,6 +101,14 @@ private:
 DOCTEST_REGISTER_LISTENER("conformance-skips", 1, SkipListener);
 
 int main(int argc, char** argv) {
+    if (argc == 3 && std::string_view(argv[1]) == conformance::kProbeArgument) {
+        const auto found = conformance::probe_answers().find(argv[2]);
+        if (found == conformance::probe_answers().end()) {
+            std::fprintf(stderr, "this program has no probe named %s\n", argv[2]);
+            return 2;
+        }
+        return found->second();
+    }
     doctest::Context context(argc, argv);
     const int result = context.run();
     if (context.shouldExit()) return result;

@@ -1,11 +1,13 @@
 // cuda-facts.md, "Errors and the last error", CUDA_VISIBLE_DEVICES row: unset gives all
 // devices; "" gives 100; a list enumerates in list order and stops at the first invalid entry.
-// Each case sets the variable before reset_machine and restores it afterwards.
+// The variable takes effect where the runtime reads it: devices_seen.h starts a new process for
+// it on real GPUs; cases that renumber several GPUs set it before reset_machine (simulator only).
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include "conformance_support.h"
+#include "devices_seen.h"
 
 using conformance::ScopedEnvironmentVariable;
 
@@ -23,46 +25,37 @@ int device_count_or(int if_failed) {
 }  // namespace
 
 TEST_CASE("CUDA_VISIBLE_DEVICES unset gives all devices") {
-    ScopedEnvironmentVariable visible(kVariable, nullptr);
-    conformance::use_machine("hgx-h200-8", "eager", {}, true);
-    int count = kUnwritten;
-    CHECK(cudaGetDeviceCount(&count) == cudaSuccess);
-    CHECK(count == 8);
-    conformance::use_machine("h200", "eager", {}, true);
-    CHECK(cudaGetDeviceCount(&count) == cudaSuccess);
-    CHECK(count == 1);
+    for (const char* preset : {"hgx-h200-8", "h200"}) {
+        CAPTURE(preset);
+        const conformance::DevicesSeen seen = conformance::devices_seen(preset, nullptr);
+        CHECK(seen.count_status == cudaSuccess);
+        CHECK(seen.count == static_cast<int>(mgpu::sim::load_machine(preset).devices.size()));
+    }
 }
 
 TEST_CASE("CUDA_VISIBLE_DEVICES=\"\" gives 100 (no device)") {
-    ScopedEnvironmentVariable visible(kVariable, "");
     for (const char* preset : {"h200", "hgx-h200-8"}) {
         CAPTURE(preset);
-        if (!conformance::use_machine_if_hostable(preset, "eager", {}, true)) continue;
-        int count = kUnwritten;
-        CHECK(cudaGetDeviceCount(&count) == cudaErrorNoDevice);
-        CHECK(cudaGetLastError() == cudaErrorNoDevice);
+        const conformance::DevicesSeen seen = conformance::devices_seen(preset, "");
+        CHECK(seen.count_status == cudaErrorNoDevice);
+        CHECK(seen.last_error == cudaErrorNoDevice);
     }
 }
 
 TEST_CASE("CUDA_VISIBLE_DEVICES=\"0,1\" on a one-GPU machine gives 1 device") {
-    ScopedEnvironmentVariable visible(kVariable, "0,1");
-    conformance::use_machine("h200", "eager", {}, true);
-    int count = kUnwritten;
-    CHECK(cudaGetDeviceCount(&count) == cudaSuccess);
-    CHECK(count == 1);
+    const conformance::DevicesSeen seen = conformance::devices_seen("h200", "0,1");
+    CHECK(seen.count_status == cudaSuccess);
+    CHECK(seen.count == 1);
 }
 
 TEST_CASE("CUDA_VISIBLE_DEVICES=\"1\" on a one-GPU machine gives 100") {
-    ScopedEnvironmentVariable visible(kVariable, "1");
-    conformance::use_machine("h200", "eager", {}, true);
-    int count = kUnwritten;
-    CHECK(cudaGetDeviceCount(&count) == cudaErrorNoDevice);
+    CHECK(conformance::devices_seen("h200", "1").count_status == cudaErrorNoDevice);
 }
 
 TEST_CASE("CUDA_VISIBLE_DEVICES stops at the first invalid entry") {
-    ScopedEnvironmentVariable visible(kVariable, "2,8,3");
-    conformance::use_machine("hgx-h200-8", "eager", {}, true);
-    CHECK(device_count_or(-1) == 1);
+    const conformance::DevicesSeen seen = conformance::devices_seen("hgx-h200-8", "2,8,3");
+    CHECK(seen.count_status == cudaSuccess);
+    CHECK(seen.count == 1);
 }
 
 TEST_CASE("CUDA_VISIBLE_DEVICES enumerates the listed devices in list order") {

@@ -35,4 +35,13 @@ std::filesystem::path Kit::cuda_prelude() const { return MGPU_CUDA_PRELUDE; }
 
 std::filesystem::path Kit::bench_sim() const { return MGPU_BENCH_SIM; }
 
+std::vector<std::string> Kit::gpu_nvcc() const { return split_list(MGPU_GPU_NVCC); }
+std::vector<std::string> Kit::gpu_nvcc_flags() const { return split_list(MGPU_GPU_NVCC_FLAGS); }
+std::vector<std::filesystem::path> Kit::gpu_libraries() const {
+    std::vector<std::filesystem::path> paths;
+    for (const auto& word : split_list(MGPU_GPU_LIBRARIES)) paths.emplace_back(word);
+    return paths;
+}
+std::vector<std::string> Kit::gpu_link_flags() const { return split_list(MGPU_GPU_LINK_FLAGS); }
+
 }  // namespace mgpu::cli

@@ -20,6 +20,11 @@ struct Kit {
     std::filesystem::path cu2cpp() const;               // empty when the rewriter is not part of the build
     std::filesystem::path cuda_prelude() const;         // cuda_runtime.h and the rewriter's headers, precompiled
     std::filesystem::path bench_sim() const;
+    // timeline --backend cuda (all empty when the kit was configured without nvcc and CUPTI).
+    std::vector<std::string> gpu_nvcc() const;
+    std::vector<std::string> gpu_nvcc_flags() const;
+    std::vector<std::filesystem::path> gpu_libraries() const;
+    std::vector<std::string> gpu_link_flags() const;
     std::filesystem::path run_cache() const { return build / "run-cache"; }
 };
 

@@ -101,6 +101,22 @@ void suggest_next(const LessonRun& lesson, const std::string& machine, const std
 
 }  // namespace
 
+CompileOptions compile_options_of(const ParsedArgs& args) {
+    CompileOptions compile_options;
+    for (const auto& folder : args.all("-I")) {
+        std::error_code error;
+        if (!fs::is_directory(folder, error)) throw UsageError("-I " + folder + ": there is no such folder");
+        compile_options.include_dirs.push_back(fs::absolute(folder).lexically_normal());
+    }
+    for (const auto& define : args.all("-D")) {
+        static const std::regex macro("[A-Za-z_][A-Za-z0-9_]*(=.*)?");
+        if (!std::regex_match(define, macro))
+            throw UsageError("-D " + define + ": give a macro as NAME or NAME=VALUE");
+        compile_options.defines.push_back(define);
+    }
+    return compile_options;
+}
+
 RunOutcome run_program(const Kit& kit, const ParsedArgs& args, const RunSetup& setup) {
     const std::string prefix = "mgpu " + setup.command + ": ";
     if (args.positionals.empty()) throw UsageError("say what to run: .cu files, a folder, or a lesson number");
@@ -136,18 +152,7 @@ RunOutcome run_program(const Kit& kit, const ParsedArgs& args, const RunSetup& s
     }
 
     ProgramSources sources = program_sources(kit, args.positionals);
-    CompileOptions compile_options;
-    for (const auto& folder : args.all("-I")) {
-        std::error_code error;
-        if (!fs::is_directory(folder, error)) throw UsageError("-I " + folder + ": there is no such folder");
-        compile_options.include_dirs.push_back(fs::absolute(folder).lexically_normal());
-    }
-    for (const auto& define : args.all("-D")) {
-        static const std::regex macro("[A-Za-z_][A-Za-z0-9_]*(=.*)?");
-        if (!std::regex_match(define, macro))
-            throw UsageError("-D " + define + ": give a macro as NAME or NAME=VALUE");
-        compile_options.defines.push_back(define);
-    }
+    const CompileOptions compile_options = compile_options_of(args);
     BuiltProgram program = build_program(kit, sources, compile_options, [&] {
         if (::isatty(STDERR_FILENO)) std::cerr << prefix << "building " << sources.label << " ...\n";
     });

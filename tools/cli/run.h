@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "kit.h"
+#include "program_build.h"
 
 namespace mgpu::cli {
 
@@ -24,6 +25,9 @@ struct RunOutcome {
     std::string label;             // what was built ("exercises/03-peer-to-peer", "main.cu")
     bool ran = false;              // false: it did not build
 };
+
+// -I and -D as `run` takes them, checked. Throws UsageError.
+CompileOptions compile_options_of(const ParsedArgs& args);
 
 // `args` as `run` takes them (positionals, -I, -D, --topology, --schedule, --trace, --keep-exit-code,
 // and the program's arguments after --). Throws UsageError and SetupError as `run` does.

@@ -436,7 +436,89 @@ TEST_CASE("timeline says plainly what is wrong with its options") {
     CliResult missing_folder = run_cli("timeline 3 --out /no/such/folder/t.html");
     CHECK(missing_folder.code == 2);
     CHECK(missing_folder.output.find("the folder /no/such/folder does not exist") != std::string::npos);
-    CliResult backend = run_cli("timeline 3 --backend cuda");
+    CliResult backend = run_cli("timeline 3 --backend opencl");
     CHECK(backend.code == 2);
-    CHECK(backend.output.find("Leave out --backend") != std::string::npos);
+    CHECK(backend.output.find("--backend is sim or cuda, not 'opencl'") != std::string::npos);
+    CliResult machine = run_cli("timeline 3 --backend cuda --topology hgx-h200-8");
+    CHECK(machine.code == 2);
+    CHECK(machine.output.find("--topology chooses the simulated machine") != std::string::npos);
+}
+
+namespace {
+
+// One GPU, two streams: a kernel on each, the second waiting for the first through an event.
+constexpr const char* kOneGpuTwoStreams = R"(#include <cstdio>
+__global__ void twice(float* data, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] *= 2.0f;
+}
+int main() {
+    const int n = 1 << 20;
+    float* data = nullptr;
+    cudaMalloc(&data, n * sizeof(float));
+    cudaStream_t first, second;
+    cudaStreamCreate(&first);
+    cudaStreamCreate(&second);
+    cudaEvent_t done;
+    cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+    cudaMemsetAsync(data, 0, n * sizeof(float), first);
+    twice<<<n / 256, 256, 0, first>>>(data, n);
+    cudaEventRecord(done, first);
+    cudaStreamWaitEvent(second, done, 0);
+    twice<<<n / 256, 256, 0, second>>>(data, n);
+    cudaStreamSynchronize(second);
+    cudaEventDestroy(done);
+    cudaStreamDestroy(first);
+    cudaStreamDestroy(second);
+    cudaFree(data);
+    std::printf("done\n");
+    return 0;
+}
+)";
+
+}  // namespace
+
+// Registered as its own test (cli-timeline-gpu): nvcc takes a while.
+TEST_CASE("timeline --backend cuda builds with nvcc and draws the CUPTI trace, or says why it cannot") {
+    ScratchFolder folder;
+    const fs::path page = folder.path / "gpus.html";
+    SUBCASE("a compile error is nvcc's, at the line in the program") {
+        const fs::path broken = folder.write("broken.cu", "int main() {\n    cudaSetDevice(0, 1);\n}\n");
+        CliResult result = run_cli("timeline " + broken.string() + " --backend cuda --out " + page.string());
+        INFO(result.output);
+#if MGPU_TEST_HAVE_GPU_BUILD
+        CHECK(result.code == 1);
+        CHECK(result.output.find("broken.cu(2)") != std::string::npos);
+        CHECK(result.output.find("did not build with nvcc") != std::string::npos);
+#else
+        CHECK(result.code == 2);
+        CHECK(result.output.find("configured without nvcc and CUPTI") != std::string::npos);
+#endif
+        CHECK(!fs::exists(page));
+    }
+#if MGPU_TEST_HAVE_GPU_BUILD
+    SUBCASE("a program that builds runs on the GPUs, or is not run where there are none") {
+        const fs::path source = folder.write("streams.cu", kOneGpuTwoStreams);
+        CliResult result = run_cli("timeline " + source.string() + " --backend cuda --out " + page.string());
+        INFO(result.output);
+        if (result.output.find("no GPU can be traced here") != std::string::npos) {
+            CHECK(result.code == 2);
+            CHECK(result.output.find("Leave out --backend cuda") != std::string::npos);
+            CHECK(!fs::exists(page));
+        } else {
+            CHECK(result.code == 0);
+            CHECK(result.output.find("done") != std::string::npos);
+            std::ifstream in(page);
+            const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            auto count = [&](const std::string& what) {
+                std::size_t found = 0;
+                for (auto at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++found;
+                return found;
+            };
+            CHECK(count("data-lane=\"stream\"") == 2);
+            CHECK(count("data-arrow=\"event\"") == 1);
+            CHECK(html.find("Real GPUs (CUPTI trace): 0 ") != std::string::npos);
+        }
+    }
+#endif
 }
