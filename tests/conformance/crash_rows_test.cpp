@@ -1,5 +1,7 @@
-// cuda-facts.md rows where the real runtime returns no error code at all but crashes:
-// cudaDeviceCanAccessPeer(nullptr, 0, 0), and a second cudaStreamDestroy of the same stream.
+// cuda-facts.md rows where the real runtime returns no error code at all but crashes: a second
+// cudaStreamDestroy of the same stream. (The table's other crash row, cudaDeviceCanAccessPeer
+// with a null answer pointer, returns 1 under CUDA 13.0 on the H200, measured here in a process of
+// its own: peer_access_test.cpp checks that.)
 // Each call runs in a new process of this program (fresh_process.h); the row holds when that
 // process does not come back from the call normally.
 #include <doctest/doctest.h>
@@ -33,10 +35,6 @@ int run_call(void (*call)()) {
     return kReturnedNormally;
 }
 
-int can_access_peer_into_null() {
-    return run_call([] { (void)cudaDeviceCanAccessPeer(nullptr, 0, 0); });
-}
-
 int destroy_stream_twice() {
     return run_call([] {
         cudaStream_t stream = nullptr;
@@ -53,8 +51,7 @@ int can_access_peer_into_variable() {
     });
 }
 
-const bool probes_registered = conformance::register_probe("can-access-peer-into-null", &can_access_peer_into_null) &&
-                               conformance::register_probe("destroy-stream-twice", &destroy_stream_twice) &&
+const bool probes_registered = conformance::register_probe("destroy-stream-twice", &destroy_stream_twice) &&
                                conformance::register_probe("can-access-peer-into-variable", &can_access_peer_into_variable);
 
 // Runs the probe in a new process; true when it ended without returning from its call (killed by
@@ -67,10 +64,6 @@ bool crashes_in_fresh_process(const char* probe) {
 }
 
 }  // namespace
-
-TEST_CASE("cudaDeviceCanAccessPeer(nullptr, 0, 0) crashes inside the runtime (no error code)") {
-    CHECK(crashes_in_fresh_process("can-access-peer-into-null"));
-}
 
 TEST_CASE("a second cudaStreamDestroy of the same stream crashes inside the runtime") {
     CHECK(crashes_in_fresh_process("destroy-stream-twice"));

@@ -279,10 +279,13 @@ TEST_CASE("a device listed twice in CUDA_VISIBLE_DEVICES makes every call answer
     CHECK(seen.get_device_status == cudaErrorInvalidDevice);
 }
 
-TEST_CASE("CUDA_DEVICE_ORDER: an unknown value gives 101, PCI_BUS_ID orders by bus id") {
+TEST_CASE("CUDA_DEVICE_ORDER with an unknown value gives 101 and leaves the count unwritten") {
     const conformance::DevicesSeen bogus = conformance::devices_seen("h200", nullptr, "bogus");
     CHECK(bogus.count_status == cudaErrorInvalidDevice);
     CHECK(bogus.count == kUnwritten);
+}
+
+TEST_CASE("CUDA_DEVICE_ORDER=PCI_BUS_ID orders the devices by bus id") {
     const conformance::DevicesSeen by_bus = conformance::devices_seen("mixed-3", nullptr, "PCI_BUS_ID");
     REQUIRE(by_bus.count_status == cudaSuccess);
     CHECK(by_bus.devices.size() == mgpu::sim::load_machine("mixed-3").devices.size());

@@ -137,4 +137,14 @@ inline DevicesSeen devices_seen(const std::string& preset, const char* visible, 
     }
 }
 
+// For a case that loops over presets: what devices_seen answers, or nothing (and a note that the
+// preset was skipped) where the GPUs at hand cannot stand for `preset`.
+inline std::optional<DevicesSeen> devices_seen_if_hostable(const std::string& preset, const char* visible,
+                                                           const char* order = nullptr) {
+    if constexpr (kRealGpu) {
+        if (!use_machine_if_hostable(preset)) return std::nullopt;
+    }
+    return devices_seen(preset, visible, order);
+}
+
 }  // namespace conformance

@@ -30,6 +30,17 @@ TEST_CASE("cudaDeviceCanAccessPeer(&c, 0, 1) with one GPU returns 101 and leaves
     CHECK(can == kUnwritten);
 }
 
+// cuda-facts.md's table says this call crashes inside the runtime; CUDA 13.0 on the H200 (driver
+// 580) answered 1 in a process of its own, both as its first call and after cudaFree(0), and 101
+// for (nullptr, 0, 1) on one GPU: the device ids are checked first.
+TEST_CASE("cudaDeviceCanAccessPeer with a null answer pointer returns 1; an invalid device id still gives 101") {
+    use_machine("h200");
+    CHECK(cudaDeviceCanAccessPeer(nullptr, 0, 0) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    CHECK(cudaDeviceCanAccessPeer(nullptr, 0, 1) == cudaErrorInvalidDevice);
+    cudaGetLastError();
+}
+
 TEST_CASE("cudaDeviceCanAccessPeer with a negative device id returns 101 and leaves c unwritten") {
     for (const char* preset : {"h200", "hgx-h200-8"}) {
         CAPTURE(preset);

@@ -28,15 +28,17 @@ namespace {
 void check_schedule(const std::string& text) {
     static const std::regex valid("eager|lazy|shuffle:[0-9]+");
     if (!std::regex_match(text, valid))
-        throw UsageError("'" + text + "' is not a schedule; use eager, lazy or shuffle:SEED (SEED a whole number)");
+        throw UsageError(fill(tr("'{}' is not a schedule; use eager, lazy or shuffle:SEED (SEED a whole number)"), text));
 }
 
 void report_ending(const ExitStatus& status, const std::string& prefix) {
     if (status.signal == 0 || status.signal == SIGINT) return;
-    std::cerr << prefix << "the program was stopped by " << status.describe() << ".\n";
+    std::cerr << prefix << fill(tr("the program was stopped by {}."), status.describe()) << "\n";
     if (status.signal == SIGSEGV)
-        std::cerr << "hint: host code touched memory it may not: a null or freed pointer, or device memory read "
-                     "from the host (copy it back with cudaMemcpy first).\n";
+        std::cerr << "hint: "
+                  << tr("host code touched memory it may not: a null or freed pointer, or device memory read from the "
+                        "host (copy it back with cudaMemcpy first).")
+                  << "\n";
 }
 
 // How a lesson's driver is run (checker/lessons/NN-*/lesson.json, "run"): the machine it shows
@@ -84,16 +86,16 @@ LessonRun lesson_run(const Kit& kit, const std::string& target) {
 }
 
 void suggest_next(const LessonRun& lesson, const std::string& machine, const std::string& schedule) {
-    std::cerr << "mgpu run: no problem found on " << machine << " with the " << schedule << " schedule.";
+    std::cerr << "mgpu run: " << fill(tr("no problem found on {0} with the {1} schedule."), machine, schedule);
     if (!lesson.also_try.empty()) {
-        std::cerr << " Other machines and schedules can show what this one hides:\n";
+        std::cerr << " " << tr("Other machines and schedules can show what this one hides:") << "\n";
         const bool shuffled = schedule.rfind("shuffle", 0) == 0;
         for (const auto& options : lesson.also_try) {
             const bool this_run = options == "--topology " + machine || options == "--schedule " + schedule ||
                                   (shuffled && options.rfind("--schedule shuffle", 0) == 0);
             if (!this_run) std::cerr << "  tools/mgpu run " << lesson.number << " " << options << "\n";
         }
-        std::cerr << "then grade it: tools/mgpu check " << lesson.number << "\n";
+        std::cerr << fill(tr("then grade it: tools/mgpu check {}"), lesson.number) << "\n";
     } else {
         std::cerr << "\n";
     }
@@ -105,13 +107,13 @@ CompileOptions compile_options_of(const ParsedArgs& args) {
     CompileOptions compile_options;
     for (const auto& folder : args.all("-I")) {
         std::error_code error;
-        if (!fs::is_directory(folder, error)) throw UsageError("-I " + folder + ": there is no such folder");
+        if (!fs::is_directory(folder, error)) throw UsageError(fill(tr("-I {}: there is no such folder"), folder));
         compile_options.include_dirs.push_back(fs::absolute(folder).lexically_normal());
     }
     for (const auto& define : args.all("-D")) {
         static const std::regex macro("[A-Za-z_][A-Za-z0-9_]*(=.*)?");
         if (!std::regex_match(define, macro))
-            throw UsageError("-D " + define + ": give a macro as NAME or NAME=VALUE");
+            throw UsageError(fill(tr("-D {}: give a macro as NAME or NAME=VALUE"), define));
         compile_options.defines.push_back(define);
     }
     return compile_options;
@@ -119,7 +121,7 @@ CompileOptions compile_options_of(const ParsedArgs& args) {
 
 RunOutcome run_program(const Kit& kit, const ParsedArgs& args, const RunSetup& setup) {
     const std::string prefix = "mgpu " + setup.command + ": ";
-    if (args.positionals.empty()) throw UsageError("say what to run: .cu files, a folder, or a lesson number");
+    if (args.positionals.empty()) throw UsageError(tr("say what to run: .cu files, a folder, or a lesson number"));
     const LessonRun lesson = args.positionals.size() == 1 ? lesson_run(kit, args.positionals.front()) : LessonRun{};
     SpawnOptions options;
     options.environment = setup.environment;
@@ -154,11 +156,11 @@ RunOutcome run_program(const Kit& kit, const ParsedArgs& args, const RunSetup& s
     ProgramSources sources = program_sources(kit, args.positionals);
     const CompileOptions compile_options = compile_options_of(args);
     BuiltProgram program = build_program(kit, sources, compile_options, [&] {
-        if (::isatty(STDERR_FILENO)) std::cerr << prefix << "building " << sources.label << " ...\n";
+        if (::isatty(STDERR_FILENO)) std::cerr << prefix << fill(tr("building {} ..."), sources.label) << "\n";
     });
     if (!program.ok) {
-        std::cerr << program.diagnostics << "\nhint: " << program.hint << "\n" << prefix << sources.label
-                  << " did not build.\n";
+        std::cerr << program.diagnostics << "\nhint: " << program.hint << "\n" << prefix
+                  << fill(tr("{} did not build."), sources.label) << "\n";
         return {kExitFailed, machine, schedule_name, sources.label, false};
     }
     if (!program.diagnostics.empty()) std::cerr << program.diagnostics;
@@ -166,8 +168,9 @@ RunOutcome run_program(const Kit& kit, const ParsedArgs& args, const RunSetup& s
     std::vector<std::string> argv = {program.executable.string()};
     argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
     if (!lesson.topology.empty() && !args.value("--topology"))
-        std::cerr << prefix << "on " << machine << ", the machine this lesson's driver shows most on "
-                  << "(--topology NAME for another)\n";
+        std::cerr << prefix
+                  << fill(tr("on {}, the machine this lesson's driver shows most on (--topology NAME for another)"), machine)
+                  << "\n";
     ExitStatus status = run_process(argv, options);
     report_ending(status, prefix);
     const RunFindings findings = read_run_findings(report_file, lesson.sections, lesson.number);
@@ -176,14 +179,20 @@ RunOutcome run_program(const Kit& kit, const ParsedArgs& args, const RunSetup& s
         fs::remove(report_file, ignored);
     }
     if (findings.count > 0) {
-        std::cerr << "\n" << prefix << "the simulator saw " << findings.count << " problem" << (findings.count == 1 ? "" : "s")
-                  << " the program's own checks may not show (" << machine << ", " << schedule_name << " schedule):\n"
-                  << findings.text;
+        std::cerr << "\n" << prefix
+                  << fill(tr(findings.count == 1
+                                 ? N_("the simulator saw {0} problem the program's own checks may not show ({1}, {2} schedule):")
+                                 : N_("the simulator saw {0} problems the program's own checks may not show ({1}, {2} schedule):")),
+                          findings.count, machine, schedule_name)
+                  << "\n" << findings.text;
         if (status.ok() && args.has("--keep-exit-code")) {
-            std::cerr << prefix << "the program ended with 0; with --keep-exit-code these problems are reported only.\n";
+            std::cerr << prefix << tr("the program ended with 0; with --keep-exit-code these problems are reported only.")
+                      << "\n";
         } else if (status.ok()) {
-            std::cerr << prefix << "the program ended with 0, but these problems make the run fail (exit code 1; "
-                         "--keep-exit-code reports them without failing).\n";
+            std::cerr << prefix
+                      << tr("the program ended with 0, but these problems make the run fail (exit code 1; "
+                            "--keep-exit-code reports them without failing).")
+                      << "\n";
             return {kExitFailed, machine, schedule_name, sources.label, true};
         }
     } else if (status.ok() && lesson.number > 0 && setup.suggest_next) {
@@ -191,11 +200,15 @@ RunOutcome run_program(const Kit& kit, const ParsedArgs& args, const RunSetup& s
     }
     if (!trace_file.empty()) {
         if (fs::exists(trace_file))
-            std::cerr << prefix << "trace written to " << trace_file.string()
-                      << " (open it in https://ui.perfetto.dev or chrome://tracing)\n";
+            std::cerr << prefix
+                      << fill(tr("trace written to {} (open it in https://ui.perfetto.dev or chrome://tracing)"),
+                              trace_file.string())
+                      << "\n";
         else
-            std::cerr << prefix << "no trace was written to " << trace_file.string()
-                      << ": the program ended before the simulator could save it.\n";
+            std::cerr << prefix
+                      << fill(tr("no trace was written to {}: the program ended before the simulator could save it."),
+                              trace_file.string())
+                      << "\n";
     }
     return {status.shell_code(), machine, schedule_name, sources.label, true};
 }

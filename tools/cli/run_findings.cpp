@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "translate.h"
+
 namespace mgpu::cli {
 
 namespace {
@@ -17,7 +19,7 @@ using nlohmann::json;
 
 std::string at(const json& place) {
     const std::string file = place.value("file", "");
-    if (file.empty()) return "an unknown place";
+    if (file.empty()) return tr("an unknown place");
     return file + ":" + std::to_string(place.value("line", 0));
 }
 
@@ -29,25 +31,26 @@ std::string microseconds(double us) {
 
 std::string stream_name(const json& op) {
     const auto stream = op.value("stream", std::uint64_t{0});
-    return stream == 0 ? "the default stream" : stream == 2 ? "the per-thread stream" : "stream#" + std::to_string(stream);
+    return stream == 0 ? tr("the default stream") : stream == 2 ? tr("the per-thread stream") : "stream#" + std::to_string(stream);
 }
 
 // "kernel scale at peer_access.cu:151 (device 3, stream#18, 12.4-15.0 us)"
 std::string operation(const json& op) {
     const std::string kind = op.value("kind", "");
-    const std::string what = kind == "kernel" ? "kernel " + op.value("name", "") : op.value("name", kind);
-    return what + " at " + at(op) + " (device " + std::to_string(op.value("device", 0)) + ", " + stream_name(op) +
-           ", " + microseconds(op.value("start_us", 0.0)) + "-" + microseconds(op.value("end_us", 0.0)) + " us)";
+    const std::string what = kind == "kernel" ? fill(tr("kernel {}"), op.value("name", "")) : op.value("name", kind);
+    return fill(tr("{0} at {1} (device {2}, {3}, {4}-{5} us)"), what, at(op), op.value("device", 0), stream_name(op),
+                microseconds(op.value("start_us", 0.0)), microseconds(op.value("end_us", 0.0)));
 }
 
 std::string read_hint(const FindingSections& sections, int lesson, const std::string& kind) {
     auto it = sections.find(kind);
     if (it == sections.end() || lesson <= 0) return "";
-    return "\n          read: lesson " + std::to_string(lesson) + ", section " + it->second;
+    return "\n          " + fill(tr("read: lesson {0}, section {1}"), lesson, tr(it->second));
 }
 
-std::string plural(std::size_t count, const std::string& one, const std::string& many) {
-    return std::to_string(count) + " " + (count == 1 ? one : many);
+// English needs a singular and a plural; the catalog translates each.
+std::string counted(std::size_t count, const char* one, const char* many) {
+    return fill(tr(count == 1 ? one : many), count);
 }
 
 }  // namespace
@@ -73,24 +76,27 @@ RunFindings read_run_findings(const std::filesystem::path& report, const Finding
     constexpr std::size_t kRacesShown = 3;
     for (std::size_t shown = 0; shown < race_order.size(); ++shown) {
         if (shown == kRacesShown) {
-            out << "  (" << race_order.size() - kRacesShown << " more pairs of lines raced: fix the ones above first, "
-                << "later ones often follow from them)\n";
+            out << "  (" << fill(tr("{} more pairs of lines raced: fix the ones above first, later ones often follow "
+                                    "from them"), race_order.size() - kRacesShown) << ")\n";
             break;
         }
         const auto& [race, times] = races[race_order[shown]];
         // The one that started later is the one that should have waited.
         const json& earlier = race["first"];
         const json& later = race["second"];
-        const std::string bytes = plural(race.value("bytes", std::size_t{0}), "byte", "bytes");
-        out << "  race    " << operation(later) << "\n          started while " << operation(earlier) << "\n"
+        const std::size_t bytes = race.value("bytes", std::size_t{0});
+        out << "  race    " << operation(later) << "\n          " << fill(tr("started while {}"), operation(earlier))
+            << "\n          "
             << (race.value("second_writes", false)
-                    ? "          was still using " + bytes + " that it overwrites;"
-                    : "          was still writing " + bytes + " that it uses;")
-            << " nothing ordered the two, so it may see old data, new data or a mix.\n"
-            << "          Make its stream wait for an event recorded after the earlier one (cudaEventRecord, then\n"
-            << "          cudaStreamWaitEvent), or wait for the earlier one on the host first."
+                    ? counted(bytes, N_("was still using {} byte that it overwrites;"),
+                              N_("was still using {} bytes that it overwrites;"))
+                    : counted(bytes, N_("was still writing {} byte that it uses;"),
+                              N_("was still writing {} bytes that it uses;")))
+            << " " << tr("nothing ordered the two, so it may see old data, new data or a mix.") << "\n          "
+            << tr("Make its stream wait for an event recorded after the earlier one (cudaEventRecord, then\n"
+                  "          cudaStreamWaitEvent), or wait for the earlier one on the host first.")
             << read_hint(sections, lesson, "race") << "\n";
-        if (times > 1) out << "          (the same two lines raced " << times << " times in this run)\n";
+        if (times > 1) out << "          (" << fill(tr("the same two lines raced {} times in this run"), times) << ")\n";
     }
     findings.count += static_cast<int>(race_order.size());
 
@@ -99,15 +105,17 @@ RunFindings read_run_findings(const std::filesystem::path& report, const Finding
     const json unfinished = data.value("unfinished", json::array());
     for (std::size_t index = 0; index < unfinished.size(); ++index) {
         if (index == kUnfinishedShown) {
-            out << "  (" << unfinished.size() - kUnfinishedShown << " more operations were still running at the end)\n";
+            out << "  (" << fill(tr("{} more operations were still running at the end"), unfinished.size() - kUnfinishedShown)
+                << ")\n";
             findings.count += static_cast<int>(unfinished.size() - kUnfinishedShown);
             break;
         }
         const json& op = unfinished[index];
-        out << "  unfinished  " << operation(op) << "\n          was still running when the program ended (its last "
-            << "call returned at " << microseconds(data.value("program_end_us", 0.0)) << " us): nothing waited for "
-            << "it, so its results were never there to read. Wait for the stream (cudaStreamSynchronize) or the "
-               "device before using them."
+        out << "  unfinished  " << operation(op) << "\n          "
+            << fill(tr("was still running when the program ended (its last call returned at {} us): nothing waited for "
+                       "it, so its results were never there to read. Wait for the stream (cudaStreamSynchronize) or the "
+                       "device before using them."),
+                    microseconds(data.value("program_end_us", 0.0)))
             << read_hint(sections, lesson, "unfinished") << "\n";
         ++findings.count;
     }
@@ -122,26 +130,36 @@ RunFindings read_run_findings(const std::filesystem::path& report, const Finding
     for (const auto& [key, totals] : leaks) {
         const auto& [kind, place, device] = key;
         const auto [count, bytes] = totals;
-        const std::string on_device = device >= 0 ? " on device " + std::to_string(device) : "";
+        // "on device N" only where the leak belongs to a device.
+        const auto where = [&, device = device, place = place](const char* with_device, const char* without) {
+            return device >= 0 ? fill(tr(with_device), place, device) : fill(tr(without), place);
+        };
         out << "  leak    ";
         if (kind == "stream")
-            out << plural(count, "stream", "streams") << " created at " << place << on_device
-                << (count == 1 ? " was" : " were") << " never destroyed (cudaStreamDestroy)"
+            out << counted(count, N_("{} stream"), N_("{} streams")) << " "
+                << where(N_("created at {0} on device {1}"), N_("created at {0}")) << " "
+                << tr(count == 1 ? N_("was never destroyed (cudaStreamDestroy)") : N_("were never destroyed (cudaStreamDestroy)"))
                 << read_hint(sections, lesson, "stream");
         else if (kind == "event")
-            out << plural(count, "event", "events") << " created at " << place << on_device
-                << (count == 1 ? " was" : " were") << " never destroyed (cudaEventDestroy)"
+            out << counted(count, N_("{} event"), N_("{} events")) << " "
+                << where(N_("created at {0} on device {1}"), N_("created at {0}")) << " "
+                << tr(count == 1 ? N_("was never destroyed (cudaEventDestroy)") : N_("were never destroyed (cudaEventDestroy)"))
                 << read_hint(sections, lesson, "event");
         else if (kind == "device memory")
-            out << plural(bytes, "byte", "bytes") << " of device memory in " << plural(count, "allocation", "allocations")
-                << " made at " << place << on_device << (count == 1 ? " was" : " were") << " never freed (cudaFree)"
+            out << counted(bytes, N_("{} byte of device memory"), N_("{} bytes of device memory")) << " "
+                << counted(count, N_("in {} allocation"), N_("in {} allocations")) << " "
+                << where(N_("made at {0} on device {1}"), N_("made at {0}")) << " "
+                << tr(count == 1 ? N_("was never freed (cudaFree)") : N_("were never freed (cudaFree)"))
                 << read_hint(sections, lesson, "memory");
         else if (kind == "page-locked memory")
-            out << plural(bytes, "byte", "bytes") << " of page-locked host memory allocated at " << place
-                << (count == 1 ? " was" : " were") << " never freed (cudaFreeHost)" << read_hint(sections, lesson, "memory");
+            out << counted(bytes, N_("{} byte of page-locked host memory"), N_("{} bytes of page-locked host memory"))
+                << " " << fill(tr("allocated at {}"), place) << " "
+                << tr(count == 1 ? N_("was never freed (cudaFreeHost)") : N_("were never freed (cudaFreeHost)"))
+                << read_hint(sections, lesson, "memory");
         else
-            out << plural(bytes, "byte", "bytes") << " registered at " << place
-                << (count == 1 ? " was" : " were") << " never unregistered (cudaHostUnregister)"
+            out << counted(bytes, N_("{} byte"), N_("{} bytes")) << " " << fill(tr("registered at {}"), place) << " "
+                << tr(count == 1 ? N_("was never unregistered (cudaHostUnregister)")
+                                 : N_("were never unregistered (cudaHostUnregister)"))
                 << read_hint(sections, lesson, "memory");
         out << "\n";
         ++findings.count;

@@ -83,7 +83,7 @@ int timeline(const Kit& kit, const ParsedArgs& args) {
     fs::remove(out, error);   // so that a page found afterwards is this run's
     std::string program;
     for (const auto& part : args.positionals) program += (program.empty() ? "" : " ") + part;
-    if (program.empty()) throw UsageError("say what to run: .cu files, a folder, or a lesson number");
+    if (program.empty()) throw UsageError(tr("say what to run: .cu files, a folder, or a lesson number"));
     if (backend == "cuda") return timeline_on_gpus(kit, args, out, "Timeline of " + program + " on this machine's GPUs");
 
     RunSetup setup;
