@@ -67,6 +67,18 @@ struct DeviceVariableDeclaration {
     bool defines = false;             // a definition, not only an `extern` declaration
 };
 
+// Which functions may be called from host code (host_device_calls.cpp): names defined or declared
+// as __device__ only, and names defined as host or __host__ __device__ functions.
+struct FunctionSides {
+    std::set<std::string> device_only;
+    std::set<std::string> host_callable;
+};
+void collect_function_sides(const std::vector<Token>& tokens, FunctionSides& sides);
+
+// Throws RewriteError at the first call of a device-only function from a host function's body,
+// as nvcc refuses it ("calling a __device__ function(...) from a __host__ function(...)").
+void check_host_calls(const std::vector<Token>& tokens, const FunctionSides& sides, const std::string& display_name);
+
 // Per token: whether it stands at namespace scope (outside every class, function and initializer).
 std::vector<bool> namespace_scope(const std::vector<Token>& tokens);
 

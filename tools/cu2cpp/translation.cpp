@@ -146,10 +146,13 @@ void translate(const Invocation& invocation) {
 
     std::set<std::string> kernel_templates;
     std::set<std::string> kernels_with_default_arguments;
+    FunctionSides sides;
     for (const SourceFile& file : files) {
         collect_kernel_templates(file.tokens, kernel_templates);
         collect_kernels_with_default_arguments(file.tokens, kernels_with_default_arguments);
+        collect_function_sides(file.tokens, sides);
     }
+    for (const SourceFile& file : files) check_host_calls(file.tokens, sides, file.display);
 
     // Every file is rewritten before any is written, so an error leaves no partial output.
     std::vector<std::string> rewritten(files.size());

@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace mgpu::cupti {
@@ -33,6 +34,9 @@ struct State {
     Counters counters;
     std::map<std::uintptr_t, std::pair<int, std::size_t>> device_allocations;  // base -> (device, bytes)
     std::unordered_map<std::uint32_t, std::uint64_t> seq_of_correlation;
+    // Calls that say which stream their work went to: those whose stream argument fill_args read,
+    // and those with no stream argument, which use the legacy stream (cudaMemcpy, cudaMemset).
+    std::unordered_set<std::uint64_t> stream_known;
     std::map<std::thread::id, int> thread_ids;
     std::uint64_t next_seq = 1;
     std::uint64_t next_op = 1;
@@ -95,6 +99,34 @@ std::string base_name(const char* name) {
 long long ptr(const void* p) { return static_cast<long long>(reinterpret_cast<std::uintptr_t>(p)); }
 
 // Fills the arguments of the calls the checks read, in declaration order, out-pointers omitted.
+// The calls whose stream argument fill_args reads (the legacy stream included).
+bool takes_stream(CUpti_CallbackId id) {
+    switch (id) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v5050:
+        return true;
+    default:
+        return false;
+    }
+}
+
 void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& call) {
     const void* params = data->functionParams;
     CUcontext ctx = data->context;
@@ -153,6 +185,30 @@ void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& cal
         auto* p = static_cast<const cudaMemcpyPeerAsync_v4000_params*>(params);
         call.stream = stream_id(ctx, p->stream, per_thread);
         call.args = {ptr(p->dst), p->dstDevice, ptr(p->src), p->srcDevice, static_cast<long long>(p->count),
+                     static_cast<long long>(call.stream)};
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000: {
+        auto* p = static_cast<const cudaMemsetAsync_v3020_params*>(params);
+        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.args = {ptr(p->devPtr), p->value, static_cast<long long>(p->count), static_cast<long long>(call.stream)};
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000: {
+        auto* p = static_cast<const cudaMemset2DAsync_v3020_params*>(params);
+        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.args = {ptr(p->devPtr), static_cast<long long>(p->pitch), p->value, static_cast<long long>(p->width),
+                     static_cast<long long>(p->height), static_cast<long long>(call.stream)};
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000: {
+        auto* p = static_cast<const cudaMemcpy2DAsync_v3020_params*>(params);
+        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.args = {ptr(p->dst), static_cast<long long>(p->dpitch), ptr(p->src), static_cast<long long>(p->spitch),
+                     static_cast<long long>(p->width), static_cast<long long>(p->height), p->kind,
                      static_cast<long long>(call.stream)};
         break;
     }
@@ -267,7 +323,9 @@ std::string call_text(const ApiCall& call) {
 
 // Calls in progress on this thread, innermost last. Arguments are read at entry: at exit a
 // destroyed stream can no longer be asked for its id (cudaStreamDestroy's own argument).
-thread_local std::vector<ApiCall> entered;
+// Calls entered and not yet returned (a stack: a runtime call may make others), each with whether
+// its stream argument was read: only then does the call say which stream its work went to.
+thread_local std::vector<std::pair<ApiCall, bool>> entered;
 
 void CUPTIAPI on_runtime_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* raw) {
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API) return;
@@ -276,11 +334,13 @@ void CUPTIAPI on_runtime_call(void*, CUpti_CallbackDomain domain, CUpti_Callback
         ApiCall call;
         call.begin_us = now_us();
         fill_args(id, data, call);
-        entered.push_back(std::move(call));
+        const bool stream_read = takes_stream(id);
+        entered.emplace_back(std::move(call), stream_read);
         return;
     }
     if (entered.empty()) return;   // entered before the tracer started
-    ApiCall call = std::move(entered.back());
+    ApiCall call = std::move(entered.back().first);
+    const bool stream_read = entered.back().second;
     entered.pop_back();
     State& s = state();
     std::lock_guard guard(s.lock);
@@ -294,6 +354,12 @@ void CUPTIAPI on_runtime_call(void*, CUpti_CallbackDomain domain, CUpti_Callback
     call.text = call_text(call);
     count_effects(id, data, call.result, s);
     s.seq_of_correlation[data->correlationId] = call.seq;
+    // A call with a stream argument that fill_args does not read (cudaMemcpy3DAsync, cudaLaunchHostFunc,
+    // ...) leaves its work on the stream CUPTI's record names.
+    const bool unread_stream = !stream_read && (call.name.find("Async") != std::string::npos ||
+                                                call.name.starts_with("cudaLaunch") ||
+                                                call.name.starts_with("cudaGraphLaunch"));
+    if (!unread_stream) s.stream_known.insert(call.seq);
     s.trace.calls.push_back(std::move(call));
 }
 
@@ -401,7 +467,8 @@ void CUPTIAPI on_buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, 
             const std::size_t index = s.trace.calls.empty() ? 0 : seq->second - s.trace.calls.front().seq;
             if (index < s.trace.calls.size()) {
                 const ApiCall& call = s.trace.calls[index];
-                if (call.stream == mgpu::trace::kLegacyStream || call.stream == mgpu::trace::kPerThreadStream)
+                if (s.stream_known.contains(call.seq) &&
+                    (call.stream == mgpu::trace::kLegacyStream || call.stream == mgpu::trace::kPerThreadStream))
                     op.stream = call.stream;
             }
         }
@@ -438,6 +505,7 @@ void clear() {
     std::lock_guard guard(s.lock);
     s.trace.clear();
     s.seq_of_correlation.clear();
+    s.stream_known.clear();
     cuptiGetTimestamp(&s.gpu_epoch_ns);
 }
 
