@@ -29,11 +29,11 @@ TEST_CASE("a __device__ function called from main is refused at the call's line"
     CHECK(refusal("__device__ float sq(float x) { return x * x; }\n"
                   "int main() {\n"
                   "  return sq(2.0f) > 0;\n"
-                  "}\n") == "x.cu:3: error: calling a __device__ function(\"sq\") from a __host__ function(\"main\") is not allowed");
+                  "}\n") == "x.cu:3: error: calling a __device__ function(\"sq(float)\") from a __host__ function(\"main\") is not allowed");
 }
 
 TEST_CASE("a prototype marks the function as device-only, and so do CUDA's own device functions") {
-    CHECK(refusal("__device__ float sq(float);\nvoid f(float* p) { sq(*p); }\n").find("\"sq\") from a __host__ function(\"f\")") !=
+    CHECK(refusal("__device__ float sq(float);\nvoid f(float* p) { sq(*p); }\n").find("\"sq(float)\") from a __host__ function(\"f\")") !=
           std::string::npos);
     CHECK(refusal("void f() {\n  __syncthreads();\n}\n").find("x.cu:2: error: calling a __device__ function(\"__syncthreads\")") !=
           std::string::npos);

@@ -4,10 +4,12 @@
 // function whose body starts there is host code unless __global__ or __device__ is among its
 // specifiers (__host__ __device__ functions may call either). Inside host code, a lambda marked
 // __device__ is skipped. A name also defined as a host function is left alone (an overload).
+#include <cctype>
 #include <cstddef>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rewriter.h"
@@ -69,8 +71,53 @@ std::size_t opening(const std::vector<Token>& tokens, std::size_t close) {
 
 enum class Side { Host, Device, Both };
 
+// "name(float, const int *)": the parameter types of the list opened at `open`, without their
+// names and default values, as nvcc names a function in its messages.
+std::string signature(const std::vector<Token>& tokens, const std::string& name, std::size_t open) {
+    const std::size_t close = closing(tokens, open);
+    if (close == kNone) return name;
+    std::vector<std::string> parameters;
+    std::vector<std::string> words;
+    int depth = 0;
+    bool in_default = false;
+    auto finish = [&] {
+        // The last identifier of a parameter of two or more words is its name.
+        if (words.size() > 1 && !words.back().empty() &&
+            (std::isalpha(static_cast<unsigned char>(words.back()[0])) || words.back()[0] == '_') &&
+            words.back() != "const" && words.back() != "volatile")
+            words.pop_back();
+        std::string text;
+        for (const std::string& word : words) {
+            const bool glue = word == "*" || word == "&" || word == "::" || word == "<" || word == ">" || word == ",";
+            if (!text.empty() && !glue && text.back() != ':' && text.back() != '<') text += ' ';
+            else if (!text.empty() && (word == "*" || word == "&") && text.back() != '*' && text.back() != '&') text += ' ';
+            text += word;
+        }
+        if (!text.empty() && text != "void") parameters.push_back(text);
+        words.clear();
+        in_default = false;
+    };
+    for (std::size_t i = open + 1; i < close; ++i) {
+        if (!code(tokens[i])) continue;
+        const Token& token = tokens[i];
+        if (is_punct(token, '(') || is_punct(token, '<') || is_punct(token, '[')) ++depth;
+        if (is_punct(token, ')') || is_punct(token, '>') || is_punct(token, ']')) --depth;
+        if (depth == 0 && is_punct(token, ',')) {
+            finish();
+            continue;
+        }
+        if (depth == 0 && is_punct(token, '=')) in_default = true;
+        if (!in_default) words.emplace_back(token.text);
+    }
+    finish();
+    std::string text = name + "(";
+    for (std::size_t p = 0; p < parameters.size(); ++p) text += (p ? ", " : "") + parameters[p];
+    return text + ")";
+}
+
 struct FunctionBody {
     std::string name;
+    std::size_t parameters = 0;   // the '(' of its parameter list
     Side side = Side::Host;
     std::size_t open = 0, close = 0;   // its braces
 };
@@ -108,6 +155,7 @@ std::vector<FunctionBody> function_bodies(const std::vector<Token>& tokens) {
         FunctionBody body;
         body.name = name != kNone && tokens[name].kind == TokenKind::Identifier ? std::string(tokens[name].text) : "";
         body.side = side_of_declaration(tokens, paren);
+        body.parameters = paren;
         body.open = i;
         body.close = close;
         bodies.push_back(body);
@@ -116,8 +164,9 @@ std::vector<FunctionBody> function_bodies(const std::vector<Token>& tokens) {
     return bodies;
 }
 
-// `__device__ float f(float);` at namespace scope: the declared function's name.
-std::optional<std::string> device_prototype_at(const std::vector<Token>& tokens, std::size_t at) {
+// `__device__ float f(float);` at namespace scope: the declared function's name and the '(' of its
+// parameter list.
+std::optional<std::pair<std::string, std::size_t>> device_prototype_at(const std::vector<Token>& tokens, std::size_t at) {
     for (std::size_t j = next_code(tokens, at + 1); j != kNone; j = next_code(tokens, j + 1)) {
         if (is_punct(tokens[j], ';') || is_punct(tokens[j], '{') || is_punct(tokens[j], '=') ||
             is_punct(tokens[j], '[') || is_identifier(tokens[j], "__host__"))
@@ -126,7 +175,7 @@ std::optional<std::string> device_prototype_at(const std::vector<Token>& tokens,
             const std::size_t name = previous_code(tokens, j);
             if (name == kNone || tokens[name].kind != TokenKind::Identifier) return std::nullopt;
             if (side_of_declaration(tokens, j) != Side::Device) return std::nullopt;
-            return std::string(tokens[name].text);
+            return std::make_pair(std::string(tokens[name].text), j);
         }
     }
     return std::nullopt;
@@ -138,11 +187,15 @@ void collect_function_sides(const std::vector<Token>& tokens, FunctionSides& sid
     for (const FunctionBody& body : function_bodies(tokens)) {
         if (body.name.empty()) continue;
         (body.side == Side::Device ? sides.device_only : sides.host_callable).insert(body.name);
+        if (body.side == Side::Device) sides.signatures.try_emplace(body.name, signature(tokens, body.name, body.parameters));
     }
     const std::vector<bool> scope = namespace_scope(tokens);
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         if (!code(tokens[i]) || !scope[i] || !is_identifier(tokens[i], "__device__")) continue;
-        if (auto name = device_prototype_at(tokens, i)) sides.device_only.insert(*name);
+        if (auto prototype = device_prototype_at(tokens, i)) {
+            sides.device_only.insert(prototype->first);
+            sides.signatures.try_emplace(prototype->first, signature(tokens, prototype->first, prototype->second));
+        }
     }
 }
 
@@ -178,8 +231,11 @@ void check_host_calls(const std::vector<Token>& tokens, const FunctionSides& sid
                 const std::size_t arrow = previous_code(tokens, before);
                 if (arrow != kNone && is_punct(tokens[arrow], '-')) continue;   // p->name(
             }
+            const std::string callee(tokens[i].text);
+            const auto known = sides.signatures.find(callee);
             throw RewriteError(display_name, tokens[i].line,
-                               "calling a __device__ function(\"" + std::string(tokens[i].text) +
+                               "calling a __device__ function(\"" +
+                                   (known != sides.signatures.end() ? known->second : callee) +
                                    "\") from a __host__ function(\"" + (body.name.empty() ? "lambda" : body.name) +
                                    "\") is not allowed");
         }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -72,6 +73,7 @@ struct DeviceVariableDeclaration {
 struct FunctionSides {
     std::set<std::string> device_only;
     std::set<std::string> host_callable;
+    std::map<std::string, std::string> signatures;   // "sq(float)", as nvcc names a function
 };
 void collect_function_sides(const std::vector<Token>& tokens, FunctionSides& sides);
 

@@ -1,5 +1,5 @@
 // A __device__ function runs on the GPU only: the host cannot call it.
-// expect: calling a __device__ function("square") from a __host__ function("main") is not allowed
+// expect: calling a __device__ function("square(float)") from a __host__ function("main") is not allowed
 __device__ float square(float x) { return x * x; }
 
 __global__ void squares(float* data)
