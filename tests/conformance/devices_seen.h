@@ -39,6 +39,7 @@ struct DevicesSeen {
     cudaError_t peek = cudaSuccess;          // cudaPeekAtLastError after both
     cudaError_t get_device_status = cudaSuccess;
     int current = kUnwrittenCount;           // as cudaGetDevice left it
+    cudaError_t set_past_last = cudaSuccess; // cudaSetDevice(count): the first id past the last
     std::vector<DeviceSeen> devices;         // cudaGetDeviceProperties of each counted device
 };
 
@@ -54,6 +55,9 @@ inline DevicesSeen ask_devices() {
     seen.get_device_status = cudaGetDevice(&seen.current);
     cudaGetLastError();
     if (seen.count_status != cudaSuccess) return seen;
+    seen.set_past_last = cudaSetDevice(seen.count);
+    cudaGetLastError();
+    cudaSetDevice(0);
     for (int d = 0; d < seen.count; ++d) {
         cudaDeviceProp properties{};
         DeviceSeen device;
@@ -76,7 +80,8 @@ inline std::string write_seen(const DevicesSeen& seen) {
     std::ostringstream out;
     out << static_cast<int>(seen.count_status) << ' ' << seen.count << ' ' << static_cast<int>(seen.last_error) << ' '
         << static_cast<int>(seen.last_error_again) << ' ' << static_cast<int>(seen.peek) << ' '
-        << static_cast<int>(seen.get_device_status) << ' ' << seen.current << ' ' << seen.devices.size() << '\n';
+        << static_cast<int>(seen.get_device_status) << ' ' << seen.current << ' ' << static_cast<int>(seen.set_past_last)
+        << ' ' << seen.devices.size() << '\n';
     for (const DeviceSeen& d : seen.devices)
         out << d.pci_domain << ' ' << d.pci_bus << ' ' << d.pci_device << ' ' << d.major << ' ' << d.minor << ' '
             << d.total_mem << ' ' << d.name << '\n';
@@ -88,8 +93,10 @@ inline std::optional<DevicesSeen> read_seen(const std::string& text) {
     DevicesSeen seen;
     int codes[6];
     std::size_t devices = 0;
-    if (!(in >> codes[0] >> seen.count >> codes[1] >> codes[2] >> codes[3] >> codes[4] >> seen.current >> devices))
+    if (!(in >> codes[0] >> seen.count >> codes[1] >> codes[2] >> codes[3] >> codes[4] >> seen.current >> codes[5] >>
+          devices))
         return std::nullopt;
+    seen.set_past_last = static_cast<cudaError_t>(codes[5]);
     seen.count_status = static_cast<cudaError_t>(codes[0]);
     seen.last_error = static_cast<cudaError_t>(codes[1]);
     seen.last_error_again = static_cast<cudaError_t>(codes[2]);

@@ -63,35 +63,30 @@ TEST_CASE("CUDA_VISIBLE_DEVICES stops at the first invalid entry") {
 TEST_CASE("CUDA_VISIBLE_DEVICES enumerates the listed devices in list order") {
     SUBCASE("mixed machine, \"2,0\"") {
         const auto all = mgpu::sim::load_machine("mixed-3");
-        ScopedEnvironmentVariable visible(kVariable, "2,0");
-        conformance::use_machine("mixed-3", "eager", {}, true);
-        REQUIRE(device_count_or(-1) == 2);
-        cudaDeviceProp first{}, second{};
-        REQUIRE(cudaGetDeviceProperties(&first, 0) == cudaSuccess);
-        REQUIRE(cudaGetDeviceProperties(&second, 1) == cudaSuccess);
-        CHECK(std::string(first.name) == all.devices[2].name);
-        CHECK(first.totalGlobalMem == all.devices[2].total_mem);
-        CHECK(first.major == all.devices[2].major);
-        CHECK(first.minor == all.devices[2].minor);
-        CHECK(std::string(second.name) == all.devices[0].name);
-        CHECK(second.totalGlobalMem == all.devices[0].total_mem);
+        const conformance::DevicesSeen seen = conformance::devices_seen("mixed-3", "2,0");
+        REQUIRE(seen.count_status == cudaSuccess);
+        REQUIRE(seen.devices.size() == 2);
+        CHECK(seen.devices[0].name == all.devices[2].name);
+        CHECK(seen.devices[0].total_mem == all.devices[2].total_mem);
+        CHECK(seen.devices[0].major == all.devices[2].major);
+        CHECK(seen.devices[0].minor == all.devices[2].minor);
+        CHECK(seen.devices[1].name == all.devices[0].name);
+        CHECK(seen.devices[1].total_mem == all.devices[0].total_mem);
     }
     SUBCASE("8 x H200, \"5,3,7\"") {
         const auto all = mgpu::sim::load_machine("hgx-h200-8");
-        ScopedEnvironmentVariable visible(kVariable, "5,3,7");
-        conformance::use_machine("hgx-h200-8", "eager", {}, true);
-        REQUIRE(device_count_or(-1) == 3);
+        const conformance::DevicesSeen seen = conformance::devices_seen("hgx-h200-8", "5,3,7");
+        REQUIRE(seen.count_status == cudaSuccess);
+        REQUIRE(seen.devices.size() == 3);
         const int physical[] = {5, 3, 7};
         for (int d = 0; d < 3; ++d) {
             CAPTURE(d);
-            cudaDeviceProp p{};
-            REQUIRE(cudaGetDeviceProperties(&p, d) == cudaSuccess);
-            CHECK(p.pciBusID == all.devices[physical[d]].pci_bus);
-            CHECK(p.pciDeviceID == all.devices[physical[d]].pci_device);
-            CHECK(p.pciDomainID == all.devices[physical[d]].pci_domain);
+            CHECK(seen.devices[d].pci_bus == all.devices[physical[d]].pci_bus);
+            CHECK(seen.devices[d].pci_device == all.devices[physical[d]].pci_device);
+            CHECK(seen.devices[d].pci_domain == all.devices[physical[d]].pci_domain);
         }
         // Device numbers beyond the list are gone.
-        CHECK(cudaSetDevice(3) == cudaErrorInvalidDevice);
+        CHECK(seen.set_past_last == cudaErrorInvalidDevice);
     }
 }
 
