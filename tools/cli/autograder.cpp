@@ -162,14 +162,14 @@ const Command autograder_command = {
         .usage = "autograder gradescope --lesson N [--out FILE.zip] [--seed S]",
         .summary = N_("Makes a Gradescope autograder package that grades one lesson."),
         .description =
-            "The zip holds setup.sh (installs the Debian packages of tools/cli/debian-packages.txt and builds\n"
+            N_("The zip holds setup.sh (installs the Debian packages of tools/cli/debian-packages.txt and builds\n"
             "the kit), run_autograder (grades /autograder/submission with `tools/mgpu grade` and writes\n"
-            "/autograder/results/results.json) and the kit as git tracks it.",
+            "/autograder/results/results.json) and the kit as git tracks it."),
         .options =
             {
-                {"--lesson", "N", "the lesson it grades"},
-                {"--out", "FILE.zip", "where to write the package (default: autograder.zip)"},
-                {"--seed", "S", "the seed of the random inputs, the same for every submission (default 1)"},
+                {"--lesson", "N", N_("the lesson it grades")},
+                {"--out", "FILE.zip", N_("where to write the package (default: autograder.zip)")},
+                {"--seed", "S", N_("the seed of the random inputs, the same for every submission (default 1)")},
             },
         .max_positionals = 1,
         .examples = "  tools/mgpu autograder gradescope --lesson 3 --out lesson3-autograder.zip\n",

@@ -75,10 +75,10 @@ const Command bench_command = {
         .name = "bench",
         .usage = "bench [sim|nccl|grading|calibrate|host-costs] [--topology NAME|FILE] [--students N] [-- ARGS]",
         .summary = N_("Lists the benches, or runs one and shows what it measured."),
-        .description = "Each figure is printed with its target and PASS or MISS; the exit code is the bench's\n"
-                       "own (1 when a figure misses its target).",
-        .options = {{"--topology", "NAME|FILE", "bench nccl: the simulated machine (default hgx-h200-8)"},
-                    {"--students", "N", "bench grading: the size of the generated class (default 30)"}},
+        .description = N_("Each figure is printed with its target and PASS or MISS; the exit code is the bench's\n"
+                       "own (1 when a figure misses its target)."),
+        .options = {{"--topology", "NAME|FILE", N_("bench nccl: the simulated machine (default hgx-h200-8)")},
+                    {"--students", "N", N_("bench grading: the size of the generated class (default 30)")}},
         .max_positionals = 1,
         .takes_passthrough = true,
     },

@@ -142,10 +142,6 @@ const OptionSpec kJunitOption = {"--junit", "FILE", N_("also write the result as
 const OptionSpec kJobsOption = {"--jobs", "N", N_("test cases run at once (default: one per core)")};
 const OptionSpec kAllOption = {"--all", "", N_("show every failed check (by default the first few of each criterion)")};
 
-const char* kExitCodes =
-    "Exit codes: 0 every check passed, 1 some checks failed, 2 a bad option, 3 the code could not be\n"
-    "built (compile error, missing file), 4 the kit itself failed.";
-
 }  // namespace
 
 const Command check_command = {
@@ -172,9 +168,10 @@ const Command grade_command = {
         .name = "grade",
         .usage = "grade DIR [--lesson N] [--json FILE] [--junit FILE] [--topology NAME|FILE] [--backend sim|cuda|auto]",
         .summary = N_("Grades a submission folder and writes the reports course platforms read."),
-        .description = std::string("DIR holds the student's lesson folders as exercises/ does (03-peer-to-peer/...),\n"
-                                   "or is one lesson's folder. Each test case runs in its own sandboxed process.\n") +
-                       kExitCodes,
+        .description = N_("DIR holds the student's lesson folders as exercises/ does (03-peer-to-peer/...),\n"
+                          "or is one lesson's folder. Each test case runs in its own sandboxed process.\n"
+                          "Exit codes: 0 every check passed, 1 some checks failed, 2 a bad option, 3 the code could not be\n"
+                          "built (compile error, missing file), 4 the kit itself failed."),
         .options =
             {
                 {"--lesson", "N", N_("grade this lesson only")},

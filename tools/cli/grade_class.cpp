@@ -104,25 +104,25 @@ const Command grade_class_command_entry = {
                  "[--part I/N]",
         .summary = N_("Grades every student's folder of a class and writes grades.csv and each student's reports."),
         .description =
-            "CLASS_DIR holds one folder per student (any name), each laid out as `grade` accepts. Writes\n"
+            N_("CLASS_DIR holds one folder per student (any name), each laid out as `grade` accepts. Writes\n"
             "OUT/grades.csv (a row per student and lesson: student, lesson, score, max_score, status, then\n"
             "the points of each criterion) and OUT/STUDENT/results.json (Gradescope), junit.xml and\n"
             "report.txt. OUT defaults to CLASS_DIR-grades beside the class folder. A student whose files,\n"
             "lessons, seed and kit are unchanged since the last run is served from OUT/STUDENT/grade-cache.json.\n"
             "Exit codes: 0 every student graded (whatever the scores), 2 a bad option, 4 some student could\n"
-            "not be graded through the kit's fault (the rows say kit error; running again grades just those).",
+            "not be graded through the kit's fault (the rows say kit error; running again grades just those)."),
         .options =
             {
-                {"--lesson", "N|N,M|all", "the lessons to grade: a row per student and lesson"},
-                {"--out", "DIR", "where grades.csv and the student folders go (default: CLASS_DIR-grades)"},
-                {"--jobs", "J", "students graded at once (default: one per core); fewer students than J share "
-                                "the rest as test cases run at once"},
-                {"--seed", "S", "the seed of the random inputs, the same for every student (default 1)"},
-                {"--backend", "sim|cuda|auto", "as for grade (cuda grades one student at a time unless --jobs)"},
-                {"--topology", "NAME|FILE", "run only the scenarios on this machine"},
-                {"--part", "I/N", "grade only chunk I of N of the class and write grades-part-I-of-N.csv "
-                                  "(one task of a cluster array job; tools/slurm/)"},
-                {"--no-cache", "", "grade every student again, even unchanged ones"},
+                {"--lesson", "N|N,M|all", N_("the lessons to grade: a row per student and lesson")},
+                {"--out", "DIR", N_("where grades.csv and the student folders go (default: CLASS_DIR-grades)")},
+                {"--jobs", "J", N_("students graded at once (default: one per core); fewer students than J share "
+                                "the rest as test cases run at once")},
+                {"--seed", "S", N_("the seed of the random inputs, the same for every student (default 1)")},
+                {"--backend", "sim|cuda|auto", N_("as for grade (cuda grades one student at a time unless --jobs)")},
+                {"--topology", "NAME|FILE", N_("run only the scenarios on this machine")},
+                {"--part", "I/N", N_("grade only chunk I of N of the class and write grades-part-I-of-N.csv "
+                                  "(one task of a cluster array job; tools/slurm/)")},
+                {"--no-cache", "", N_("grade every student again, even unchanged ones")},
             },
         .max_positionals = 1,
         .examples = "  tools/mgpu grade-class submissions --lesson 3\n"

@@ -25,8 +25,8 @@ const char* link_name(sim::LinkType type) {
 
 // One line per preset for --list: "8 x NVIDIA H200; NVLink between every pair, all can peer".
 std::string machine_summary(const sim::MachineSpec& machine) {
-    if (!machine.has_driver) return "no GPU and no driver";
-    if (machine.devices.empty()) return "no GPU";
+    if (!machine.has_driver) return tr("no GPU and no driver");
+    if (machine.devices.empty()) return tr("no GPU");
     std::map<std::string, int> models;
     for (const auto& device : machine.devices) ++models[device.name];
     std::ostringstream out;
@@ -49,8 +49,8 @@ std::string machine_summary(const sim::MachineSpec& machine) {
         }
     std::string links;
     for (const auto& type : link_types) links += (links.empty() ? "" : ", ") + type;
-    out << "; links: " << links;
-    out << "; " << peer_pairs << " of " << pairs << " directions can peer";
+    out << "; " << fill(tr("links: {}"), links);
+    out << "; " << fill(tr("{0} of {1} directions can peer"), peer_pairs, pairs);
     return out.str();
 }
 
@@ -61,7 +61,8 @@ int list_presets() {
         std::cout << "  " << name << std::string(width - name.size() + 2, ' ')
                   << machine_summary(sim::load_machine(name)) << "\n";
     }
-    std::cout << "Pick one with --topology NAME (or MGPU_TOPOLOGY=NAME), or describe your own machine in a JSON file.\n";
+    std::cout << tr("Pick one with --topology NAME (or MGPU_TOPOLOGY=NAME), or describe your own machine in a JSON file.")
+              << "\n";
     return kExitOk;
 }
 
@@ -78,8 +79,10 @@ int topo(const Kit&, const ParsedArgs& args) {
     std::cout << sim::describe_machine(machine);
     if (visible != nullptr) {
         std::size_t all = sim::load_machine(chosen).devices.size();
-        std::cout << "\nCUDA_VISIBLE_DEVICES=" << visible << ": programs see " << machine.devices.size() << " of the "
-                  << all << " devices, numbered from 0 in the order listed.\n";
+        std::cout << "\nCUDA_VISIBLE_DEVICES=" << visible << ": "
+                  << fill(tr("programs see {0} of the {1} devices, numbered from 0 in the order listed."),
+                          machine.devices.size(), all)
+                  << "\n";
     }
     return kExitOk;
 }

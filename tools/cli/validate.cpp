@@ -210,31 +210,31 @@ const Command validate_command = {
                  "[--only PART,...]",
         .summary = N_("Holds the kit against a real multi-GPU machine in one run (needs NVIDIA GPUs)."),
         .description =
-            "In one run: describes the machine (nvidia-smi -L, driver, CUDA version, nvidia-smi topo -m);\n"
+            N_("In one run: describes the machine (nvidia-smi -L, driver, CUDA version, nvidia-smi topo -m);\n"
             "compares the simulator's conformance cases with the real runtime (conformance-compare);\n"
             "grades every lesson's reference solution (full marks expected on the checks the GPUs can run),\n"
             "skeleton (near zero) and generated mutants (each must lose exactly its criterion) with\n"
             "--backend cuda; measures peer-to-peer bandwidth and latency between every pair of GPUs\n"
             "(bench/p2p) beside the simulator's prediction for as many GPUs of hgx-h200-8, with the\n"
             "ratio, and lesson 3's copy_between_devices against cudaMemcpyPeerAsync (target 0.90);\n"
-            "NCCL all-reduce bandwidth is not measured yet: no all-reduce program. Parts a machine cannot\n"
-            "run (too few GPUs) are listed as not testable here and count neither way. The last line is a\n"
-            "summary.\n"
+            "measures NCCL all-reduce bus bandwidth (bench/nccl's nccl-perf) beside the simulator's model\n"
+            "for as many GPUs. Parts a machine cannot run (too few GPUs) are listed as not testable here and\n"
+            "count neither way. The last line is a summary.\n"
             "Exit codes: 0 everything agrees and every target is met, 1 a difference or a missed target,\n"
-            "2 a bad option, 4 no GPU, or the kit was configured without nvcc and CUPTI.",
+            "2 a bad option, 4 no GPU, or the kit was configured without nvcc and CUPTI."),
         .options =
             {
-                {"--out", "FILE.md", "also write the report as markdown (for bench/results/)"},
-                {"--quick", "", "small copies and the first mutant of each criterion: a fast run"},
-                {"--gpus", "N", "use the first N GPUs for the machine, conformance and p2p parts (default: all); "
-                                "grading uses the machine as it is"},
-                {"--seed", "N", "the seed of the grading's random inputs (default: a new one, printed)"},
-                {"--real-side", "gpu|sim", "gpu (the default): the GPUs here; sim: the simulator stands in for them, "
-                                           "so the whole report can be produced without a GPU"},
-                {"--topology", "NAME|FILE", "with --real-side sim: the machine that stands in for the machine, "
-                                            "conformance and p2p parts (default hgx-h200-8)"},
-                {"--only", "PART,...", "run only these parts: machine, conformance, grading, p2p, nccl"},
-                {"--lesson", "N,...", "grade only these lessons in the grading part (default: every lesson)"},
+                {"--out", "FILE.md", N_("also write the report as markdown (for bench/results/)")},
+                {"--quick", "", N_("small copies and the first mutant of each criterion: a fast run")},
+                {"--gpus", "N", N_("use the first N GPUs for the machine, conformance and p2p parts (default: all); "
+                                "grading uses the machine as it is")},
+                {"--seed", "N", N_("the seed of the grading's random inputs (default: a new one, printed)")},
+                {"--real-side", "gpu|sim", N_("gpu (the default): the GPUs here; sim: the simulator stands in for them, "
+                                           "so the whole report can be produced without a GPU")},
+                {"--topology", "NAME|FILE", N_("with --real-side sim: the machine that stands in for the machine, "
+                                            "conformance and p2p parts (default hgx-h200-8)")},
+                {"--only", "PART,...", N_("run only these parts: machine, conformance, grading, p2p, nccl")},
+                {"--lesson", "N,...", N_("grade only these lessons in the grading part (default: every lesson)")},
             },
         .max_positionals = 0,
         .examples = "  tools/mgpu validate --out bench/results/hgx-h200-validation.md\n"
