@@ -61,6 +61,29 @@ void add_fingerprint(Sha256& hash, const fs::path& path) {
                       : "|" + std::to_string(size) + "|" + std::to_string(time.time_since_epoch().count()) + "|");
 }
 
+// A C++ file defining student_sources.cpp's symbols: each file's name and text, NUL-terminated.
+std::string embedded_sources(const std::vector<SubmissionFile>& files) {
+    std::string bytes;
+    for (const auto& file : files) {
+        bytes += file.display;
+        bytes += '\0';
+        bytes += read_file(file.path);
+        bytes += '\0';
+    }
+    std::string out = "extern \"C\" {\nextern const char mgpu_student_sources[] = {";
+    static const char* digits = "0123456789abcdef";
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        const auto byte = static_cast<unsigned char>(bytes[i]);
+        out += i % 24 == 0 ? "\n" : "";
+        out += "'\\x";
+        out += digits[byte >> 4];
+        out += digits[byte & 15];
+        out += "',";
+    }
+    out += "0};\nextern const unsigned long mgpu_student_sources_size = " + std::to_string(bytes.size()) + "ul;\n}\n";
+    return out;
+}
+
 std::string cache_key(const Lesson& lesson, const LessonBuild& build, const std::vector<SubmissionFile>& files) {
     Sha256 hash;
     hash.update(kCacheFormat);
@@ -368,6 +391,19 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
                     "have not finished.";
         }
         return not_built(interface.wrong_signature.empty() ? "missing function" : "wrong signature", text);
+    }
+
+    // The student's files, as bytes in an object of the kit's own (student_sources.cpp reads them).
+    {
+        const fs::path embedded = fs::path(workspace) / "mgpu_student_sources.cpp";
+        const std::string object = (fs::path(workspace) / "mgpu_student_sources.o").string();
+        write_file(embedded, embedded_sources(files));
+        std::vector<std::string> compile = build.cxx;
+        compile.insert(compile.end(), {"-O0", "-c", embedded.string(), "-o", object});
+        ProcessOutcome compiled = run_tool(compile, settings, workspace, false);
+        if (!compiled.started) throw KitError("cannot run the C++ compiler: " + compiled.start_error);
+        if (!succeeded(compiled)) throw KitError("the student's sources could not be embedded: " + compiled.output);
+        objects.push_back(object);
     }
 
     const std::string binary = (fs::path(workspace) / "checker").string();

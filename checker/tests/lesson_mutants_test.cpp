@@ -3,6 +3,8 @@
 // the criterion its manifest names, and only there.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <regex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -66,4 +68,34 @@ LESSON_TEST_CASE("each mutant loses points in its criterion and only there") {
                 CHECK(shown.find(phrase.get<std::string>()) != std::string::npos);
         }
     }
+}
+
+// A failed overlap case attaches what ran as a timeline page; the checker carries the student's
+// file, so the page names each stream lane by the variable the student's cudaStreamCreate filled.
+TEST_CASE("lesson 3: the timeline of a failed overlap case names each stream lane by the student's variable") {
+    if (!in_this_shard(0)) return;
+    const TestedLesson& tested = tested_lesson(3);
+    const std::string source = read_text(std::string(tested.mutants_dir) + "/pipeline-device-synchronize.cu");
+    GradeRequest request = request_for(tested, write_submission(tested, "timeline-names", source));
+    request.timeline_dir = std::string(MGPU_CHECKER_TEST_CACHE) + "/timeline-names-pages";
+    const GradeReport report = grade_submission(request);
+    INFO(report_text(report));
+    REQUIRE(report.lessons.size() == 1);
+    std::string page_file;
+    for (const auto& result : report.lessons[0].cases)
+        if (!result.timeline_file.empty() && page_file.empty()) page_file = result.timeline_file;
+    REQUIRE_MESSAGE(!page_file.empty(), "no failed case attached a timeline");
+    CHECK(report_text(report).find("timeline: " + page_file) != std::string::npos);
+    const std::string page = read_text(page_file);
+    CHECK(page.find("data-lane=\"stream\"") != std::string::npos);
+    // The streams the student's own file creates, read from it here, each name a lane.
+    static const std::regex created(R"(cudaStreamCreate\w*\s*\(\s*&\s*([A-Za-z_][A-Za-z0-9_.]*))");
+    int names = 0;
+    for (auto it = std::sregex_iterator(source.begin(), source.end(), created); it != std::sregex_iterator(); ++it) {
+        const std::string variable = (*it)[1].str();
+        CAPTURE(variable);
+        CHECK(page.find("\u00b7 " + variable + "</text>") != std::string::npos);
+        ++names;
+    }
+    CHECK(names >= 2);
 }

@@ -149,11 +149,16 @@ std::string site_of(const ApiCall* call) {
 }
 
 // The variable a cudaStreamCreate* call at file:line filled ("pipeline.copy_stream"), "" if unknown.
-std::string created_variable(const ApiCall& call, std::map<std::string, std::vector<std::string>>& files) {
+std::string created_variable(const ApiCall& call, std::map<std::string, std::vector<std::string>>& files,
+                             const std::map<std::string, std::string>& texts) {
     if (call.file.empty() || call.line <= 0) return "";
     auto [it, fresh] = files.try_emplace(call.file);
     if (fresh) {
-        std::ifstream in(call.file);
+        const auto given = texts.find(call.file);
+        std::istringstream text(given != texts.end() ? given->second : std::string());
+        std::ifstream file;
+        if (given == texts.end()) file.open(call.file);
+        std::istream& in = given != texts.end() ? static_cast<std::istream&>(text) : file;
         for (std::string line; std::getline(in, line);) it->second.push_back(line);
     }
     if (static_cast<std::size_t>(call.line) > it->second.size()) return "";
@@ -166,7 +171,8 @@ std::string created_variable(const ApiCall& call, std::map<std::string, std::vec
 
 class Builder {
 public:
-    Builder(const Trace& trace, bool read_source_names) : trace_(trace) {
+    Builder(const Trace& trace, bool read_source_names, const std::map<std::string, std::string>& texts)
+        : trace_(trace) {
         for (const ApiCall& call : trace.calls) call_by_seq_[call.seq] = &call;
         for (const DeviceOp& op : trace.ops)
             if (op.api_seq) op_by_seq_.emplace(op.api_seq, &op);
@@ -177,7 +183,7 @@ public:
             const std::uint64_t id = std::strtoull(call.text.c_str() + arrow + 10, nullptr, 10);
             created_at_.emplace(id, &call);
             if (read_source_names) {
-                std::string variable = created_variable(call, source_lines_);
+                std::string variable = created_variable(call, source_lines_, texts);
                 if (!variable.empty()) variable_of_.emplace(id, std::move(variable));
             }
         }
@@ -491,7 +497,7 @@ std::string escape_html(const std::string& text) {
 }
 
 TimelineSummary summarize_timeline(const Trace& trace) {
-    const Layout layout = Builder(trace, false).build();
+    const Layout layout = Builder(trace, false, {}).build();
     TimelineSummary summary;
     summary.devices = int(layout.devices.size());
     for (const Lane& lane : layout.lanes) {
@@ -507,7 +513,7 @@ TimelineSummary summarize_timeline(const Trace& trace) {
 }
 
 std::string timeline_html(const Trace& trace, const TimelineOptions& options) {
-    const Layout layout = Builder(trace, options.read_source_names).build();
+    const Layout layout = Builder(trace, options.read_source_names, options.source_texts).build();
     const TimelineSummary summary = summarize_timeline(trace);
     std::ostringstream html;
     html << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << escape_html(options.title)

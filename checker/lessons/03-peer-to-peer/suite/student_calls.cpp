@@ -82,7 +82,8 @@ void attach_timeline(const StudentCalls& calls, const std::string& what) {
     trace.ops = calls.ops();
     mgpu::trace::TimelineOptions options;
     options.title = "Timeline of " + what;
-    options.read_source_names = true;   // the student's file is visible to the checker
+    options.read_source_names = true;   // from the student's file, which the judge built into the checker
+    options.source_texts = mgpu::check::student_sources();
     options.notes = {"What your code ran in the check that failed: each GPU's streams, copy engines and links, and "
                      "the host's waits."};
     mgpu::check::attach_timeline(mgpu::trace::timeline_html(trace, options));

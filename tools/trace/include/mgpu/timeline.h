@@ -6,6 +6,7 @@
 // the same way; `tools/mgpu timeline` and the checker's failed overlap and ordering cases use it.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct TimelineOptions {
     // the source file the trace names ("pipeline.copy_stream"); off, or a file that cannot be read,
     // leaves the trace's own name ("stream#17").
     bool read_source_names = false;
+    // Source text by the file name the trace gives, read before the file system: the checker runs
+    // where the student's file cannot be read, and carries its text instead (mgpu::check).
+    std::map<std::string, std::string> source_texts;
 };
 
 // What the page shows, counted the way the page draws it (lanes carry data-lane="stream",

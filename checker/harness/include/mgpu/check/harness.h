@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace mgpu::check {
@@ -55,6 +56,10 @@ void step(const std::string& what);
 // has already set up a scenario or reported a finding (it would run them twice), or this process
 // is such a restart already.
 std::string restart_case_with_environment();
+
+// The student's source files as the judge built them into this checker: file name (as the trace
+// and messages name it) -> its text. Empty for a checker built without them (run by hand).
+const std::map<std::string, std::string>& student_sources();
 
 // Marks the current case as skipped (for instance: the machine has too few GPUs). The case must
 // return right after; a skipped case is never counted as passed or failed.
