@@ -44,15 +44,13 @@ bool primary_context_active() {
 #endif
 }
 
-// Device 0's primary context after each step: enumeration, cudaSetDevice, cudaDeviceReset,
-// cudaInitDevice, cudaDeviceReset, a new thread's first cudaMalloc.
-std::string primary_context_story() {
-    std::string story;
-    const auto note = [&] { story += primary_context_active() ? '1' : '0'; };
+// What a program does to list its devices, none of which creates a context: the count, each
+// device's properties, an attribute and its PCI bus id, and the current device.
+cudaError_t enumerate_every_device() {
     int count = 0, value = 0;
     cudaDeviceProp properties;
     char id[32];
-    cudaGetDeviceCount(&count);
+    const cudaError_t counted = cudaGetDeviceCount(&count);
     for (int d = 0; d < count; ++d) {
         cudaGetDeviceProperties(&properties, d);
         cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, d);
@@ -60,6 +58,15 @@ std::string primary_context_story() {
     }
     int device = -1;
     cudaGetDevice(&device);
+    return counted;
+}
+
+// Device 0's primary context after each step: enumeration, cudaSetDevice, cudaDeviceReset,
+// cudaInitDevice, cudaDeviceReset, a new thread's first cudaMalloc.
+std::string primary_context_story() {
+    std::string story;
+    const auto note = [&] { story += primary_context_active() ? '1' : '0'; };
+    enumerate_every_device();
     note();
     cudaSetDevice(0);
     note();
@@ -319,17 +326,7 @@ TEST_CASE("the simulator records which call created each primary context") {
     throw conformance::CaseSkipped("the simulator's record of context creation has no real counterpart");
 #else
     conformance::use_machine("hgx-h200-8");
-    int count = 0, value = 0;
-    cudaDeviceProp properties;
-    char id[32];
-    REQUIRE(cudaGetDeviceCount(&count) == cudaSuccess);
-    for (int d = 0; d < count; ++d) {
-        cudaGetDeviceProperties(&properties, d);
-        cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, d);
-        cudaDeviceGetPCIBusId(id, sizeof id, d);
-    }
-    int device = -1;
-    cudaGetDevice(&device);
+    REQUIRE(enumerate_every_device() == cudaSuccess);
     CHECK(mgpu::sim::context_creations().empty());
     REQUIRE(cudaSetDevice(3) == cudaSuccess);
     CHECK(mgpu::sim::has_context(3));

@@ -14,6 +14,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+std::string read_page(const fs::path& page) {
+    std::ifstream in(page);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+    std::size_t found = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++found;
+    return found;
+}
+
 // A folder of its own for each test's sources, removed afterwards.
 struct ScratchFolder {
     fs::path path;
@@ -415,13 +426,8 @@ TEST_CASE("timeline runs a program and writes its page: a lane per stream that r
     CHECK(result.code == 0);
     CHECK(result.output.find("done") != std::string::npos);
     CHECK(result.output.find("mgpu timeline: timeline written to " + page.string()) != std::string::npos);
-    std::ifstream in(page);
-    const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto count = [&](const std::string& what) {
-        std::size_t found = 0;
-        for (auto at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++found;
-        return found;
-    };
+    const std::string html = read_page(page);
+    auto count = [&](const std::string& what) { return occurrences(html, what); };
     // compute0 on GPU 0; copy1 and compute1 on GPU 1 (copy0 never ran anything).
     CHECK(count("data-lane=\"stream\"") == 3);
     CHECK(count("data-arrow=\"event\"") == 1);
@@ -508,13 +514,8 @@ TEST_CASE("timeline --backend cuda builds with nvcc and draws the CUPTI trace, o
         } else {
             CHECK(result.code == 0);
             CHECK(result.output.find("done") != std::string::npos);
-            std::ifstream in(page);
-            const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-            auto count = [&](const std::string& what) {
-                std::size_t found = 0;
-                for (auto at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++found;
-                return found;
-            };
+            const std::string html = read_page(page);
+            auto count = [&](const std::string& what) { return occurrences(html, what); };
             CHECK(count("data-lane=\"stream\"") == 2);
             CHECK(count("data-arrow=\"event\"") == 1);
             CHECK(html.find("Real GPUs (CUPTI trace): 0 ") != std::string::npos);
