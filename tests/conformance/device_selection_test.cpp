@@ -16,7 +16,7 @@
 
 namespace {
 
-constexpr int kUnwritten = 12345;
+constexpr int kUnwritten = conformance::kUnwrittenCount;   // what devices_seen leaves in an unwritten count
 
 // cudaGetDeviceCount's status under a CUDA_VISIBLE_DEVICES value, and the count when it succeeds.
 std::pair<cudaError_t, int> count_under(const char* preset, const char* visible) {

@@ -14,7 +14,7 @@ using conformance::ScopedEnvironmentVariable;
 namespace {
 
 constexpr const char* kVariable = "CUDA_VISIBLE_DEVICES";
-constexpr int kUnwritten = 12345;
+constexpr int kUnwritten = conformance::kUnwrittenCount;   // what devices_seen leaves in an unwritten count
 
 int device_count_or(int if_failed) {
     int count = kUnwritten;

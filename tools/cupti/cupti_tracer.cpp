@@ -99,38 +99,17 @@ std::string base_name(const char* name) {
 long long ptr(const void* p) { return static_cast<long long>(reinterpret_cast<std::uintptr_t>(p)); }
 
 // Fills the arguments of the calls the checks read, in declaration order, out-pointers omitted.
-// The calls whose stream argument fill_args reads (the legacy stream included).
-bool takes_stream(CUpti_CallbackId id) {
-    switch (id) {
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v5050:
-        return true;
-    default:
-        return false;
-    }
-}
-
-void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& call) {
+// Fills the call's arguments; returns whether it read the call's stream argument (the legacy
+// stream included), that is, whether call.stream says where the call's work went.
+bool fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& call) {
     const void* params = data->functionParams;
     CUcontext ctx = data->context;
     const bool per_thread = per_thread_variant(data->functionName);
+    bool stream_read = false;
+    const auto stream_of = [&](cudaStream_t stream) {
+        stream_read = true;
+        return stream_id(ctx, stream, per_thread);
+    };
     switch (id) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020: {
         auto* p = static_cast<const cudaSetDevice_v3020_params*>(params);
@@ -171,7 +150,7 @@ void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& cal
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
         auto* p = static_cast<const cudaMemcpyAsync_v3020_params*>(params);
-        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.stream = stream_of(p->stream);
         call.args = {ptr(p->dst), ptr(p->src), static_cast<long long>(p->count), p->kind,
                      static_cast<long long>(call.stream)};
         break;
@@ -183,7 +162,7 @@ void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& cal
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000: {
         auto* p = static_cast<const cudaMemcpyPeerAsync_v4000_params*>(params);
-        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.stream = stream_of(p->stream);
         call.args = {ptr(p->dst), p->dstDevice, ptr(p->src), p->srcDevice, static_cast<long long>(p->count),
                      static_cast<long long>(call.stream)};
         break;
@@ -191,14 +170,14 @@ void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& cal
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000: {
         auto* p = static_cast<const cudaMemsetAsync_v3020_params*>(params);
-        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.stream = stream_of(p->stream);
         call.args = {ptr(p->devPtr), p->value, static_cast<long long>(p->count), static_cast<long long>(call.stream)};
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000: {
         auto* p = static_cast<const cudaMemset2DAsync_v3020_params*>(params);
-        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.stream = stream_of(p->stream);
         call.args = {ptr(p->devPtr), static_cast<long long>(p->pitch), p->value, static_cast<long long>(p->width),
                      static_cast<long long>(p->height), static_cast<long long>(call.stream)};
         break;
@@ -206,7 +185,7 @@ void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& cal
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000: {
         auto* p = static_cast<const cudaMemcpy2DAsync_v3020_params*>(params);
-        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.stream = stream_of(p->stream);
         call.args = {ptr(p->dst), static_cast<long long>(p->dpitch), ptr(p->src), static_cast<long long>(p->spitch),
                      static_cast<long long>(p->width), static_cast<long long>(p->height), p->kind,
                      static_cast<long long>(call.stream)};
@@ -215,7 +194,7 @@ void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& cal
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
         auto* p = static_cast<const cudaLaunchKernel_v7000_params*>(params);
-        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.stream = stream_of(p->stream);
         call.args = {p->gridDim.x, p->gridDim.y, p->gridDim.z, p->blockDim.x, p->blockDim.y, p->blockDim.z,
                      static_cast<long long>(p->sharedMem), static_cast<long long>(call.stream)};
         break;
@@ -223,34 +202,35 @@ void fill_args(CUpti_CallbackId id, const CUpti_CallbackData* data, ApiCall& cal
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000: {
         auto* p = static_cast<const cudaEventRecord_v3020_params*>(params);
-        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.stream = stream_of(p->stream);
         call.args = {ptr(p->event), static_cast<long long>(call.stream)};
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000: {
         auto* p = static_cast<const cudaStreamWaitEvent_v3020_params*>(params);
-        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.stream = stream_of(p->stream);
         call.args = {static_cast<long long>(call.stream), ptr(p->event), p->flags};
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000: {
         auto* p = static_cast<const cudaStreamSynchronize_v3020_params*>(params);
-        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.stream = stream_of(p->stream);
         call.args = {static_cast<long long>(call.stream)};
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v5050: {
         auto* p = static_cast<const cudaStreamDestroy_v5050_params*>(params);
-        call.stream = stream_id(ctx, p->stream, per_thread);
+        call.stream = stream_of(p->stream);
         call.args = {static_cast<long long>(call.stream)};
         break;
     }
     default:
         break;
     }
+    return stream_read;
 }
 
 // Bookkeeping the cleanup checks read: live allocations, streams and events, open peer directions.
@@ -333,8 +313,7 @@ void CUPTIAPI on_runtime_call(void*, CUpti_CallbackDomain domain, CUpti_Callback
     if (data->callbackSite == CUPTI_API_ENTER) {
         ApiCall call;
         call.begin_us = now_us();
-        fill_args(id, data, call);
-        const bool stream_read = takes_stream(id);
+        const bool stream_read = fill_args(id, data, call);
         entered.emplace_back(std::move(call), stream_read);
         return;
     }
