@@ -151,34 +151,6 @@ void remove_old_entries(const fs::path& cache) {
     for (std::size_t i = kCacheEntriesKept; i < entries.size(); ++i) fs::remove_all(entries[i].second, error);
 }
 
-struct Step {
-    std::vector<std::string> argv;
-    fs::path log;
-};
-
-// Runs steps side by side; returns false if any failed, and appends what each one said.
-bool run_steps(const std::vector<Step>& steps, std::string& diagnostics) {
-    std::vector<pid_t> children;
-    // The compiler speaks English whatever language the kit speaks: its messages are rewritten as
-    // nvcc would give them, and nvcc has no translations either.
-    const SpawnOptions options{.environment = {{"LC_ALL", "C.UTF-8"}, {"LANGUAGE", ""}}};
-    for (const auto& step : steps) {
-        SpawnOptions step_options = options;
-        step_options.output_file = step.log;
-        children.push_back(spawn_process(step.argv, step_options));
-    }
-    bool all_ok = true;
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-        ExitStatus status = wait_for_process(children[i]);
-        std::string said = read_file(steps[i].log);
-        if (!status.ok()) {
-            all_ok = false;
-            if (said.empty()) said = shell_quote(steps[i].argv) + " failed with " + status.describe() + "\n";
-        }
-        diagnostics += said;
-    }
-    return all_ok;
-}
 
 // The flags every source is compiled with (before the file and output names).
 std::vector<std::string> simulator_compile_flags(const Kit& kit, const fs::path& source_folder,
@@ -209,6 +181,29 @@ std::vector<std::string> cuda_file_flags(const Kit& kit) {
 
 }  // namespace
 
+bool run_steps(const std::vector<BuildStep>& steps, std::string& diagnostics) {
+    std::vector<pid_t> children;
+    // The compiler speaks English whatever language the kit speaks: its messages are rewritten as
+    // nvcc would give them, and nvcc has no translations either.
+    const SpawnOptions options{.environment = {{"LC_ALL", "C.UTF-8"}, {"LANGUAGE", ""}}};
+    for (const auto& step : steps) {
+        SpawnOptions step_options = options;
+        step_options.output_file = step.log;
+        children.push_back(spawn_process(step.argv, step_options));
+    }
+    bool all_ok = true;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        ExitStatus status = wait_for_process(children[i]);
+        std::string said = read_file(steps[i].log);
+        if (!status.ok()) {
+            all_ok = false;
+            if (said.empty()) said = shell_quote(steps[i].argv) + " failed with " + status.describe() + "\n";
+        }
+        diagnostics += said;
+    }
+    return all_ok;
+}
+
 BuiltProgram build_program(const Kit& kit, const ProgramSources& sources, const CompileOptions& options,
                            const std::function<void()>& before_building) {
     check_build_outputs(kit);
@@ -232,7 +227,7 @@ BuiltProgram build_program(const Kit& kit, const ProgramSources& sources, const 
     fs::remove_all(work);
     fs::create_directories(work);
 
-    std::vector<Step> rewrites, compiles;
+    std::vector<BuildStep> rewrites, compiles;
     // What the compiler says is rewritten as nvcc would say it (compiler_messages.h): the files it
     // may name, and the folders that are the simulator's.
     messages::CompileContext message_context;

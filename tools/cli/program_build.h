@@ -26,6 +26,16 @@ struct CompileOptions {
     std::vector<std::string> defines;                 // -D NAME[=VALUE]
 };
 
+// One run of a build tool, its output kept in `log`.
+struct BuildStep {
+    std::vector<std::string> argv;
+    std::filesystem::path log;
+};
+
+// Runs the steps side by side; returns false if any failed, and appends what each one said. The
+// tools speak English whatever language the kit speaks, as nvcc does.
+bool run_steps(const std::vector<BuildStep>& steps, std::string& diagnostics);
+
 // `before_building` is called when the program is not in the cache and is about to be compiled.
 BuiltProgram build_program(const Kit& kit, const ProgramSources& sources, const CompileOptions& options = {},
                            const std::function<void()>& before_building = {});

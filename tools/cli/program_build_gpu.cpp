@@ -1,38 +1,12 @@
 #include "program_build_gpu.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "compile_hint.h"
 #include "exit_codes.h"
-#include "process.h"
 #include "translate.h"
 
 namespace mgpu::cli {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string read_log(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-// One tool run; what it printed is added to `diagnostics`.
-bool run_gpu_build_step(const std::vector<std::string>& argv, const fs::path& log, std::string& diagnostics) {
-    SpawnOptions options{.environment = {{"LC_ALL", "C.UTF-8"}, {"LANGUAGE", ""}}};
-    options.output_file = log;
-    const ExitStatus status = wait_for_process(spawn_process(argv, options));
-    std::string said = read_log(log);
-    if (!status.ok() && said.empty()) said = shell_quote(argv) + " failed with " + status.describe() + "\n";
-    diagnostics += said;
-    return status.ok();
-}
-
-}  // namespace
 
 BuiltProgram build_program_for_gpus(const Kit& kit, const ProgramSources& sources, const CompileOptions& options,
                                     const fs::path& folder) {
@@ -50,6 +24,7 @@ BuiltProgram build_program_for_gpus(const Kit& kit, const ProgramSources& source
     BuiltProgram result;
     result.executable = folder / "program";
     std::vector<std::string> link = kit.compiler();
+    std::vector<BuildStep> compiles;   // side by side, as run's own build
     for (std::size_t index = 0; index < sources.files.size(); ++index) {
         const fs::path& file = sources.files[index];
         const fs::path object = folder / (std::to_string(index) + "-" + file.filename().string() + ".o");
@@ -60,17 +35,14 @@ BuiltProgram build_program_for_gpus(const Kit& kit, const ProgramSources& source
         for (const auto& include : options.include_dirs) compile.push_back("-I" + include.string());
         for (const auto& define : options.defines) compile.push_back("-D" + define);
         compile.insert(compile.end(), {"-c", file.string(), "-o", object.string()});
-        if (!run_gpu_build_step(compile, folder / (object.filename().string() + ".log"), result.diagnostics)) {
-            result.hint = compile_hint(result.diagnostics);
-            return result;
-        }
+        compiles.push_back({compile, folder / (object.filename().string() + ".log")});
         link.push_back(object.string());
     }
     link.insert(link.end(), {"-o", result.executable.string()});
     for (const auto& library : kit.gpu_libraries()) link.push_back(library.string());
     const std::vector<std::string> link_flags = kit.gpu_link_flags();
     link.insert(link.end(), link_flags.begin(), link_flags.end());
-    result.ok = run_gpu_build_step(link, folder / "link.log", result.diagnostics);
+    result.ok = run_steps(compiles, result.diagnostics) && run_steps({{link, folder / "link.log"}}, result.diagnostics);
     if (!result.ok) result.hint = compile_hint(result.diagnostics);
     return result;
 }
