@@ -4,7 +4,8 @@
 // stream while every copy is queued behind it, so that the events time the copies alone; then the
 // host raises the flag. Copies with peer access on go through a copy kernel sized by the occupancy
 // API, as the sample's SM copy does. Prints the bandwidth and latency matrices, and exits 1 when a
-// pair with an NVLink-like peer path is not faster with access on than off, else 0.
+// pair that can peer is not faster with access on than off, in bandwidth or in the latency of
+// 4-byte copies (without access those are staged through host memory), else 0.
 #include <cstdio>
 #include <vector>
 
@@ -96,7 +97,7 @@ int main()
     }
 
     bool faster_with_peer_access = true;
-    std::vector<double> off(gpus * gpus), on(gpus * gpus), latency(gpus * gpus);
+    std::vector<double> off(gpus * gpus), on(gpus * gpus), latency(gpus * gpus), latency_on(gpus * gpus);
     for (int a = 0; a < gpus; ++a)
         for (int b = 0; b < gpus; ++b) {
             const Pair pair{a, b};
@@ -107,13 +108,17 @@ int main()
             const float tiny = time_copies(pair, destination, source, 4, false, flag, streams[a], starts[a], stops[a]);
             latency[a * gpus + b] = tiny * 1e3 / kRepeat;
             on[a * gpus + b] = off[a * gpus + b];
+            latency_on[a * gpus + b] = latency[a * gpus + b];
             if (a != b && can[a * gpus + b]) {
                 checkSample(cudaSetDevice(a));
                 checkSample(cudaDeviceEnablePeerAccess(b, 0));
                 const float direct = time_copies(pair, destination, source, kBytes, true, flag, streams[a], starts[a], stops[a]);
+                const float tiny_direct = time_copies(pair, destination, source, 4, false, flag, streams[a], starts[a], stops[a]);
                 checkSample(cudaDeviceDisablePeerAccess(b));
                 on[a * gpus + b] = kRepeat * static_cast<double>(kBytes) / (direct * 1e-3) / 1e9;
+                latency_on[a * gpus + b] = tiny_direct * 1e3 / kRepeat;
                 if (!(on[a * gpus + b] > off[a * gpus + b])) faster_with_peer_access = false;
+                if (!(latency_on[a * gpus + b] < latency[a * gpus + b])) faster_with_peer_access = false;
             }
         }
 
@@ -130,6 +135,7 @@ int main()
     print("Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)", off, "%8.2f");
     print("Unidirectional P2P=Enabled Bandwidth Matrix (GB/s)", on, "%8.2f");
     print("P2P=Disabled Latency Matrix (us)", latency, "%8.2f");
+    print("P2P=Enabled Latency Matrix (us)", latency_on, "%8.2f");
 
     for (int g = 0; g < gpus; ++g) {
         checkSample(cudaSetDevice(g));

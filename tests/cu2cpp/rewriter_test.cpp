@@ -125,7 +125,7 @@ TEST_CASE("kernel templates are recognised with their attributes and across line
 TEST_CASE("a kernel with default arguments is called by name through a lambda, with its address passed along") {
     CHECK(rewrite("delay<<<1, 1, 0, s>>>(flag);", {}, {"delay"}) ==
           "::mgpu::sim::launch_kernel_with_default_arguments(\"delay\", " + site(1) +
-              ", reinterpret_cast<const void*>(&delay), ::mgpu::sim::LaunchConfig(1, 1, 0, s), "
+              ", &delay, ::mgpu::sim::LaunchConfig(1, 1, 0, s), "
               "[](auto&... mgpu_kernel_arguments) { delay(mgpu_kernel_arguments...); }, flag);");
     // A template among them is still deduced (a template has no single address).
     CHECK(rewrite("fill<<<1, 2>>>(p);", {"fill"}, {"fill"}).starts_with("::mgpu::sim::launch_deduced_kernel("));

@@ -185,15 +185,28 @@ RunOutcome run_program(const Kit& kit, const ParsedArgs& args, const RunSetup& s
                                  : N_("the simulator saw {0} problems the program's own checks may not show ({1}, {2} schedule):")),
                           findings.count, machine, schedule_name)
                   << "\n" << findings.text;
-        if (status.ok() && args.has("--keep-exit-code")) {
+        // An exercise's run fails on what its checks would fail; any other program keeps the exit code
+        // it would have on a real GPU unless asked, as a sanitizer does.
+        const bool exercise = lesson.number > 0;
+        const bool fail = args.has("--fail-on-findings") || (exercise && !args.has("--keep-exit-code"));
+        if (status.ok() && fail) {
+            std::cerr << prefix
+                      << (exercise && !args.has("--fail-on-findings")
+                              ? tr("the program ended with 0, but these problems make the run fail (exit code 1; "
+                                   "--keep-exit-code reports them without failing).")
+                              : tr("the program ended with 0, but with --fail-on-findings these problems make the run "
+                                   "fail (exit code 1)."))
+                      << "\n";
+            return {kExitFailed, machine, schedule_name, sources.label, true};
+        }
+        if (status.ok() && exercise) {
             std::cerr << prefix << tr("the program ended with 0; with --keep-exit-code these problems are reported only.")
                       << "\n";
         } else if (status.ok()) {
             std::cerr << prefix
-                      << tr("the program ended with 0, but these problems make the run fail (exit code 1; "
-                            "--keep-exit-code reports them without failing).")
+                      << tr("the program's exit code 0 is kept, as on a real GPU; --fail-on-findings makes these "
+                            "problems fail the run.")
                       << "\n";
-            return {kExitFailed, machine, schedule_name, sources.label, true};
         }
     } else if (status.ok() && lesson.number > 0 && setup.suggest_next) {
         suggest_next(lesson, machine, schedule_name);
@@ -234,9 +247,10 @@ const Command run_command = {
             "OpenMP is always on). After the program's own output, run lists what the simulator saw:\n"
             "data races between streams, device work still running when the program ended, and streams,\n"
             "events and memory never released, each at the line that caused it. The program's exit code is\n"
-            "passed through, except that a program ending with 0 despite such problems gives 1 (unless\n"
-            "--keep-exit-code). Builds are\n"
-            "cached in build/run-cache, so an unchanged program starts at once."),
+            "passed through, as on a real GPU, except that an exercise (a lesson number, or a lesson's\n"
+            "folder) ending with 0 despite such problems gives 1, as check would fail it (--keep-exit-code\n"
+            "keeps its 0; --fail-on-findings gives 1 for any program). Builds are cached in\n"
+            "build/run-cache, so an unchanged program starts at once."),
         .options =
             {
                 {"-I", "DIR", N_("search DIR for included headers (cuda-samples' Common/, say); repeatable"), true},
@@ -246,8 +260,10 @@ const Command run_command = {
                                        "seeded random order")},
                 {"--trace", "FILE.json", N_("write the trace of API calls and device work (Chrome trace format; "
                                           "tools/mgpu timeline draws the run as a web page)")},
-                {"--keep-exit-code", "", N_("pass the program's exit code through even when the simulator saw races or "
-                                         "leaks (for programs that are not exercises, such as NVIDIA's samples)")},
+                {"--keep-exit-code", "", N_("for an exercise: pass its exit code through even when the simulator saw "
+                                         "races or leaks")},
+                {"--fail-on-findings", "", N_("for any program: answer 1 when it ended with 0 but the simulator saw "
+                                           "races, unfinished work or leaks (for scripts and CI)")},
             },
         .max_positionals = -1,
         .takes_passthrough = true,

@@ -30,7 +30,7 @@ struct RunOutcome {
 CompileOptions compile_options_of(const ParsedArgs& args);
 
 // `args` as `run` takes them (positionals, -I, -D, --topology, --schedule, --trace, --keep-exit-code,
-// and the program's arguments after --). Throws UsageError and SetupError as `run` does.
+// --fail-on-findings, and the program's arguments after --). Throws UsageError and SetupError as `run` does.
 RunOutcome run_program(const Kit& kit, const ParsedArgs& args, const RunSetup& setup);
 
 }  // namespace mgpu::cli

@@ -140,6 +140,7 @@ const Command timeline_command = {
                 {"-I", "DIR", N_("search DIR for included headers; repeatable"), true},
                 {"-D", "NAME[=VALUE]", N_("define a macro for every file; repeatable"), true},
                 {"--keep-exit-code", "", N_("as for run: report races and leaks without failing")},
+                {"--fail-on-findings", "", N_("as for run: any program fails on races and leaks")},
             },
         .max_positionals = -1,
         .takes_passthrough = true,

@@ -214,7 +214,7 @@ private:
         const bool defaulted = plain_name && how_.kernels_with_default_arguments.count(last_name) > 0;
         if (defaulted && !deduced) {
             call = "::mgpu::sim::launch_kernel_with_default_arguments(" + quoted_literal(name) + ", " + site +
-                   ", reinterpret_cast<const void*>(&" + name + "), " + before_config + "::mgpu::sim::LaunchConfig(" +
+                   ", &" + name + ", " + before_config + "::mgpu::sim::LaunchConfig(" +
                    config + "), [](auto&... mgpu_kernel_arguments) { " + name + "(mgpu_kernel_arguments...); }" +
                    before_arguments;
         } else if (deduced) {

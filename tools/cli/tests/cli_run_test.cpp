@@ -222,8 +222,8 @@ TEST_CASE("a file without main() is told to run its lesson or folder instead") {
     CHECK(result.output.find("no main()") != std::string::npos);
 }
 
-// What the simulator saw is listed after the program's output, at the lines that caused it; a
-// program that ends with 0 despite it makes run answer 1.
+// What the simulator saw is listed after the program's output, at the lines that caused it. A
+// program that is not an exercise keeps its exit code, as on a real GPU, unless --fail-on-findings.
 TEST_CASE("run reports a data race between two streams at the lines of both operations") {
     ScratchFolder folder;
     fs::path source = folder.write("race.cu", R"(#include <cstdio>
@@ -255,7 +255,7 @@ int main()
     return 0;
 }
 )");
-    CliResult result = run_cli("run " + source.string());
+    CliResult result = run_cli("run " + source.string() + " --fail-on-findings");
     INFO(result.output);
     CHECK(result.code == 1);
     CHECK(result.output.find("done") != std::string::npos);
@@ -265,11 +265,12 @@ int main()
     CHECK(result.output.find("cudaStreamWaitEvent") != std::string::npos);
     CHECK(result.output.find("leak") == std::string::npos);
 
-    // A program that is not an exercise may keep its own exit code; the race is still reported.
-    CliResult kept = run_cli("run " + source.string() + " --keep-exit-code");
+    // By default a program that is not an exercise keeps its own exit code; the race is still reported.
+    CliResult kept = run_cli("run " + source.string());
     INFO(kept.output);
     CHECK(kept.code == 0);
     CHECK(kept.output.find("race") != std::string::npos);
+    CHECK(kept.output.find("--fail-on-findings") != std::string::npos);
 
     // Ordered by an event, the same program is clean and its exit code passes through.
     std::string ordered = R"(cudaMemcpyAsync(in, host, n * sizeof(float), cudaMemcpyHostToDevice, copies);
@@ -311,7 +312,7 @@ int main()
     return 0;
 }
 )");
-    CliResult result = run_cli("run " + source.string());
+    CliResult result = run_cli("run " + source.string() + " --fail-on-findings");
     INFO(result.output);
     CHECK(result.code == 1);
     CHECK(result.output.find("3 streams created at " + source.string() + ":7") != std::string::npos);
@@ -339,7 +340,7 @@ int main()
     return 0;
 }
 )");
-    CliResult result = run_cli("run " + source.string());
+    CliResult result = run_cli("run " + source.string() + " --fail-on-findings");
     INFO(result.output);
     CHECK(result.code == 1);
     CHECK(result.output.find("unfinished  kernel fill at " + source.string() + ":11") != std::string::npos);

@@ -36,9 +36,9 @@ struct LessonCopy {
     }
 };
 
-CliResult run_lesson(const fs::path& source) {
+CliResult run_lesson(const fs::path& source, const std::string& options = "") {
     LessonCopy copy(source);
-    return run_cli("run " + copy.folder.string());
+    return run_cli("run " + copy.folder.string() + options);
 }
 
 bool has(const CliResult& result, const std::string& text) { return result.output.find(text) != std::string::npos; }
@@ -88,6 +88,14 @@ TEST_CASE("streams the pipeline never destroys are reported at the line that cre
     CHECK(has(result, "streams created at "));
     CHECK(has(result, "never destroyed (cudaStreamDestroy)"));
     CHECK_FALSE(has(result, "main.cu"));
+    CHECK(has(result, "--keep-exit-code reports them without failing"));
+
+    // An exercise fails on what check would fail, unless the student asks to keep the exit code.
+    CliResult kept = run_lesson(kMutants / "pipeline-leaks-streams.cu", " --keep-exit-code");
+    INFO(kept.output);
+    CHECK(kept.code == 0);
+    CHECK(has(kept, "streams created at "));
+    CHECK(has(kept, "with --keep-exit-code these problems are reported only"));
 }
 
 TEST_CASE("the skeleton shows no step as passed: each says it is not written yet") {

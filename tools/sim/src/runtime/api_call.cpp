@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "host_function.h"
+#include "scheduler.h"
 #include "trace_export.h"
 
 namespace mgpu::sim::rt {
@@ -47,6 +48,8 @@ ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(runtime().m
     }
     index_ = r.trace.calls.size();
     r.trace.calls.push_back(std::move(call));
+    // The host raised a flag a held kernel polls before this call, not later.
+    if (!r.held_kernels.empty()) release_held_kernels(begin_us_);
 }
 
 ApiCall::~ApiCall() {

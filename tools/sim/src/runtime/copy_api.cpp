@@ -100,7 +100,7 @@ cudaError_t finish_memcpy(ApiCall& call, const MemcpyRequest& request) {
     } else if (spec.snapshot_source) {
         // The host copies the bytes into the driver's staging buffer before the call returns.
         call.wait_until(call.begin_us() + cost.staging_us + static_cast<double>(bytes) / (cost.staging_gbps * 1e3));
-    } else if (!request.async && !host_src && !host_dst) {
+    } else if (!host_src && !host_dst && (!request.async || !cross_device)) {
         call.wait_until(call.begin_us() + cost.d2d_memcpy_call_us);
     }
     return call.done(cudaSuccess);
@@ -154,7 +154,7 @@ cudaError_t memset_call(const char* name, void* devPtr, int value, size_t count,
 
 cudaError_t peer_call(const char* name, void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
                       cudaStream_t stream, bool async, Site site) {
-    ApiCall call(name, site);
+    ApiCall call(name, site, HostCost::Copy);
     call.arg("dst", dst).arg("dstDevice", dstDevice).arg("src", src).arg("srcDevice", srcDevice);
     call.arg("count", static_cast<long long>(count));
     if (async) call.arg_stream("stream", stream, false);
@@ -177,6 +177,7 @@ cudaError_t peer_call(const char* name, void* dst, int dstDevice, const void* sr
     spec.stream = target;
     spec.serialise_devices = !async;   // cudaMemcpyPeerAsync is ordered only by its stream
     enqueue_copy(spec);
+    if (srcDevice == dstDevice) call.wait_until(call.begin_us() + runtime().machine.cost.d2d_memcpy_call_us);
     return call.done(cudaSuccess);
 }
 

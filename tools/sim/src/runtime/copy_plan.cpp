@@ -112,6 +112,7 @@ Enqueued enqueue_copy(const CopySpec& spec) {
             request.engine = pair_name("staged", src, dst);
             request.staged = true;
             gbps = cost.staged_peer_gbps;
+            latency_us = cost.staged_peer_latency_us;
             cross_host_links(request, src, kTowardsHost);
             cross_host_links(request, dst, kTowardsDevice);
         }

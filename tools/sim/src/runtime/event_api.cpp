@@ -49,7 +49,6 @@ cudaError_t record_event(cudaEvent_t event, cudaStream_t stream, bool per_thread
     const Enqueued op = enqueue(std::move(request));
     marker->record_op = op.id;
     marker->recorded = true;
-    marker->time_us = op.end_us;
     return call.done(cudaSuccess);
 }
 
@@ -82,7 +81,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event, Site site) {
     if (cudaError_t status = context_status(marker->device); status != cudaSuccess) return call.done(status);
     if (!marker->recorded) return call.done(cudaSuccess);
     run_until_done({marker->record_op});
-    call.wait_until(marker->time_us);
+    call.wait_until(op_end_us(marker->record_op));
     return call.done(runtime().devices[marker->device].sticky);
 }
 
@@ -94,7 +93,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event, Site site) {
     if (marker == nullptr) return call.done(cudaErrorInvalidResourceHandle);
     if (cudaError_t status = context_status(marker->device); status != cudaSuccess) return call.done(status);
     if (!marker->recorded) return call.done(cudaSuccess);
-    if (marker->time_us > host_clock()) return call.done_query(cudaErrorNotReady);
+    if (op_end_us(marker->record_op) > host_clock()) return call.done_query(cudaErrorNotReady);
     run_until_done({marker->record_op});
     return call.done(runtime().devices[marker->device].sticky);
 }
@@ -112,9 +111,10 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end, 
     // Two devices' clocks are not one timeline: NVIDIA documents that the call fails.
     if (first->device != last->device) return call.done(cudaErrorInvalidResourceHandle);
     if (cudaError_t status = context_status(last->device); status != cudaSuccess) return call.done(status);
-    if (std::max(first->time_us, last->time_us) > host_clock()) return call.done_query(cudaErrorNotReady);
+    if (std::max(op_end_us(first->record_op), op_end_us(last->record_op)) > host_clock())
+        return call.done_query(cudaErrorNotReady);
     run_until_done({first->record_op, last->record_op});
-    *ms = static_cast<float>((last->time_us - first->time_us) / 1000.0);
+    *ms = static_cast<float>((op_end_us(last->record_op) - op_end_us(first->record_op)) / 1000.0);
     return call.done(cudaSuccess);
 }
 

@@ -169,6 +169,28 @@ std::vector<mgpu::trace::MemoryRange> kernel_touches(const KernelLaunch& launch,
     return touches;
 }
 
+// The flag a kernel polls while it holds its stream: a volatile pointer argument into page-locked
+// host memory that is all zero at the launch (`while (!*flag)`, the host raises it later). Such a
+// kernel is held until the flag changes (Runtime::held_kernels).
+std::optional<Runtime::HeldKernel> polled_host_flag(const KernelLaunch& launch) {
+    for (std::size_t k = 0; k < launch.pointer_args.size(); ++k) {
+        if (k >= launch.pointer_volatile.size() || !launch.pointer_volatile[k]) continue;
+        const void* p = launch.pointer_args[k];
+        auto pinned = p ? mem::find_host(p) : std::nullopt;
+        if (!pinned) continue;
+        const std::size_t size = std::min<std::size_t>(
+            k < launch.pointee_sizes.size() ? std::max<std::size_t>(launch.pointee_sizes[k], 1) : 1,
+            pinned->base + pinned->size - reinterpret_cast<std::uintptr_t>(p));
+        Runtime::HeldKernel held;
+        held.flag = static_cast<const volatile unsigned char*>(p);
+        held.size = size;
+        bool zero = true;
+        for (std::size_t i = 0; i < size; ++i) zero = zero && held.flag[i] == 0;
+        if (zero) return held;
+    }
+    return std::nullopt;
+}
+
 PointerCheck check_pointers(const KernelLaunch& launch, int device) {
     Runtime& r = runtime();
     PointerCheck result;
@@ -287,6 +309,12 @@ cudaError_t launch_kernel(KernelLaunch&& launch, bool per_thread_default) {
     request.memory_device = device;
     request.memory_us = traffic.local_us;
 
+    std::optional<Runtime::HeldKernel> held = pointers.fault.empty() ? polled_host_flag(launch) : std::nullopt;
+    if (held) {
+        request.duration_us = kNeverUs;
+        request.memory_us = 0;
+        request.stuck = "kernel " + launch.name + ", which polls a flag in page-locked host memory";
+    }
     auto shared = std::make_shared<KernelLaunch>(std::move(launch));
     request.work = [shared, device, open_devices, fault = pointers.fault] {
         if (!fault.empty()) {
@@ -322,7 +350,11 @@ cudaError_t launch_kernel(KernelLaunch&& launch, bool per_thread_default) {
                             escaped + "\n" + sticky_note(device, cudaErrorLaunchFailure));
         }
     };
-    enqueue(std::move(request));
+    const Enqueued queued = enqueue(std::move(request));
+    if (held) {
+        held->since_us = call.begin_us();
+        r.held_kernels.emplace(queued.id, *held);
+    }
     return call.done(cudaSuccess);
 }
 

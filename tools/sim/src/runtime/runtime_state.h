@@ -38,8 +38,7 @@ struct CUevent_st {
     int device = 0;
     unsigned flags = 0;
     std::uint64_t record_op = 0;   // the EventRecord operation of the latest cudaEventRecord
-    bool recorded = false;
-    double time_us = 0;            // modelled time at which that record completes
+    bool recorded = false;         // its modelled time is op_end_us(record_op): released work moves it
     mgpu::sim::Site created_at;
 };
 
@@ -82,6 +81,9 @@ struct PendingOp {
 // The modelled end of an operation that never finishes on its own (an NCCL operation that failed
 // on the GPU), and of everything queued behind it, until release_stuck.
 inline constexpr double kNeverUs = 1e15;
+// How long a kernel polling a host flag nobody raises keeps its stream: p2pBandwidthLatencyTest's
+// delay kernel gives up after 10^7 clocks, about 5 ms on an H200.
+inline constexpr double kHeldKernelLimitUs = 5000;
 
 struct Runtime {
     std::recursive_mutex mutex;
@@ -110,6 +112,15 @@ struct Runtime {
     std::mt19937_64 rng;
     // Operations that never finish on their own, with what to say about them (release_stuck ends them).
     std::map<std::uint64_t, std::string> stuck_ops;
+    // Kernels that poll a flag in page-locked host memory through a volatile pointer, as a kernel
+    // that holds its stream until the host has queued more work does: held (stuck) from the
+    // launch until the flag changes, the host waits for them, or kHeldKernelLimitUs has passed.
+    struct HeldKernel {
+        const volatile unsigned char* flag = nullptr;
+        std::size_t size = 0;
+        double since_us = 0;
+    };
+    std::map<std::uint64_t, HeldKernel> held_kernels;
     // Called when a host thread would wait for a stuck operation: on GPUs it would wait forever, so
     // the handler ends the program with a diagnosis. The argument names the waiting call.
     std::function<void(const std::string&)> on_wait_forever;

@@ -9,6 +9,9 @@ namespace mgpu::sim::rt {
 
 namespace {
 
+void end_stuck(std::uint64_t op, double at_us, bool run_its_work);
+
+
 std::uint64_t g_executing = 0;
 
 void add_dep(std::vector<std::uint64_t>& deps, std::uint64_t op) {
@@ -162,14 +165,19 @@ Enqueued enqueue(OpRequest&& request) {
     r.pending.emplace(id, std::move(op));
     if (!request.stuck.empty()) r.stuck_ops[id] = std::move(request.stuck);
 
-    if (r.options.schedule.kind == ScheduleKind::Eager) run_until_done({id});
+    if (r.options.schedule.kind == ScheduleKind::Eager) run_until_done({id}, false);
     return Enqueued{id, end};
 }
 
-void run_until_done(const std::vector<std::uint64_t>& ops) {
+void run_until_done(const std::vector<std::uint64_t>& ops, bool host_waits) {
     Runtime& r = runtime();
     std::set<std::uint64_t> closure;
     for (std::uint64_t id : ops) collect_closure(id, closure);
+    // A host that waits for a kernel polling its flag has raised the flag or never will: on GPUs
+    // the kernel ends now or at its own timeout.
+    if (host_waits && !r.held_kernels.empty())
+        for (std::uint64_t id : closure)
+            if (r.held_kernels.count(id)) end_stuck(id, std::max(host_clock(), r.held_kernels.at(id).since_us), true);
     // Kahn's algorithm over the closure; the schedule decides among the ready operations.
     std::map<std::uint64_t, int> waiting;
     std::map<std::uint64_t, std::vector<std::uint64_t>> dependents;
@@ -217,11 +225,15 @@ double run_all() {
     return latest;
 }
 
-void release_stuck(std::uint64_t op, double at_us) {
+namespace {
+
+// Ends stuck `op` at `at_us` and gives what was queued behind it its modelled times again.
+void end_stuck(std::uint64_t op, double at_us, bool run_its_work) {
     Runtime& r = runtime();
     if (r.stuck_ops.erase(op) == 0) return;
+    r.held_kernels.erase(op);
     auto it = r.pending.find(op);
-    if (it != r.pending.end()) it->second.work = nullptr;   // the data never moved
+    if (it != r.pending.end() && !run_its_work) it->second.work = nullptr;   // the data never moved
     // Pending operations in id order: every dependency has a smaller id, so each end is settled
     // before an operation that follows it is looked at.
     for (auto& [id, pending] : r.pending) {
@@ -234,7 +246,7 @@ void release_stuck(std::uint64_t op, double at_us) {
             start = std::max(start, dep_end);
         }
         if (still_stuck) continue;
-        const double end = id == op ? at_us : start + pending.duration_us;
+        const double end = id == op ? start : start + pending.duration_us;
         pending.end_us = end;
         r.op_end[id] = end;
         auto index = r.op_trace_index.find(id);
@@ -243,6 +255,26 @@ void release_stuck(std::uint64_t op, double at_us) {
             r.trace.ops[index->second].end_us = end;
         }
     }
+}
+
+bool flag_raised(const Runtime::HeldKernel& held) {
+    for (std::size_t i = 0; i < held.size; ++i)
+        if (held.flag[i] != 0) return true;
+    return false;
+}
+
+}  // namespace
+
+void release_stuck(std::uint64_t op, double at_us) { end_stuck(op, at_us, false); }
+
+void release_held_kernels(double now_us) {
+    Runtime& r = runtime();
+    std::vector<std::pair<std::uint64_t, double>> released;
+    for (const auto& [op, held] : r.held_kernels) {
+        if (flag_raised(held)) released.emplace_back(op, std::max(now_us, held.since_us));
+        else if (now_us >= held.since_us + kHeldKernelLimitUs) released.emplace_back(op, held.since_us + kHeldKernelLimitUs);
+    }
+    for (const auto& [op, at_us] : released) end_stuck(op, at_us, true);
 }
 
 std::uint64_t stuck_cause(std::uint64_t op) {
@@ -276,6 +308,7 @@ void discard_pending() {
     Runtime& r = runtime();
     r.pending.clear();
     r.stuck_ops.clear();
+    r.held_kernels.clear();
     r.op_end.clear();
     r.op_trace_index.clear();
     r.engine_free.clear();

@@ -59,8 +59,10 @@ Enqueued enqueue(OpRequest&& request);
 // default stream's barrier and cudaMemcpyPeer's device-wide serialisation.
 std::vector<std::uint64_t> stream_dependencies(CUstream_st* stream);
 
-// Executes the given operations and everything they depend on, in the schedule's order.
-void run_until_done(const std::vector<std::uint64_t>& ops);
+// Executes the given operations and everything they depend on, in the schedule's order. A host
+// that waits for them (not the eager schedule running what was just queued) releases the held
+// kernels among them.
+void run_until_done(const std::vector<std::uint64_t>& ops, bool host_waits = true);
 // Executes every pending operation queued on a stream of the device (cudaDeviceSynchronize).
 // Returns the latest modelled end among the device's operations so far.
 double run_device(int device);
@@ -77,6 +79,9 @@ void mark_op_error(std::uint64_t op, int code);
 // Ends a stuck operation (an NCCL operation that failed on the GPU, ended by ncclCommAbort) at
 // `at_us` without doing its work; what was queued behind it gets its modelled times again.
 void release_stuck(std::uint64_t op, double at_us);
+// Ends the held kernels whose host flag has changed (at `now_us`, the host call that follows the
+// change) or whose limit has passed; they then run as queued.
+void release_held_kernels(double now_us);
 // The stuck operation that `op` waits for, directly or through its dependencies; 0 when none.
 std::uint64_t stuck_cause(std::uint64_t op);
 

@@ -130,6 +130,7 @@ CostModel read_cost(const JsonFields& fields, const Json* value)
         {"h2d_pinned_gbps", &CostModel::h2d_pinned_gbps, false}, {"h2d_pageable_gbps", &CostModel::h2d_pageable_gbps, false},
         {"d2h_pinned_gbps", &CostModel::d2h_pinned_gbps, false}, {"d2h_pageable_gbps", &CostModel::d2h_pageable_gbps, false},
         {"staged_peer_gbps", &CostModel::staged_peer_gbps, false}, {"launch_us", &CostModel::launch_us, true},
+        {"staged_peer_latency_us", &CostModel::staged_peer_latency_us, true},
         {"kernel_min_us", &CostModel::kernel_min_us, true},       {"copy_latency_us", &CostModel::copy_latency_us, true},
         {"api_us", &CostModel::api_us, true},                     {"sync_us", &CostModel::sync_us, true},
         {"kernel_bytes_per_thread", &CostModel::kernel_bytes_per_thread, false},

@@ -66,6 +66,7 @@ Ordered cost_json(const CostModel& c)
     j["d2h_pinned_gbps"] = c.d2h_pinned_gbps;
     j["d2h_pageable_gbps"] = c.d2h_pageable_gbps;
     j["staged_peer_gbps"] = c.staged_peer_gbps;
+    j["staged_peer_latency_us"] = c.staged_peer_latency_us;
     j["launch_us"] = c.launch_us;
     j["kernel_min_us"] = c.kernel_min_us;
     j["copy_latency_us"] = c.copy_latency_us;

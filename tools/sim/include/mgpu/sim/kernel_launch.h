@@ -74,6 +74,7 @@ void collect_argument(KernelLaunch& launch, const Value& value) {
         else
             launch.pointee_sizes.push_back(sizeof(Pointee));
         launch.pointer_writable.push_back(!std::is_const_v<Pointee>);
+        launch.pointer_volatile.push_back(std::is_volatile_v<Pointee>);
     } else if constexpr (std::is_integral_v<Value> && !std::is_same_v<Value, bool>) {
         if (value > 0 && static_cast<unsigned long long>(value) > launch.largest_count)
             launch.largest_count = static_cast<unsigned long long>(value);
@@ -134,15 +135,43 @@ struct KernelLauncher<Kernel, PerThreadDefaultStream> {
     }
 };
 
+namespace kernel {
+
+template <class Function>
+struct KernelParameters;
+template <class... Params>
+struct KernelParameters<void (*)(Params...)> {
+    using type = std::tuple<Params...>;
+};
+template <class... Params>
+struct KernelParameters<void (*)(Params...) noexcept> {
+    using type = std::tuple<Params...>;
+};
+
+// An argument is stored as the parameter it is passed to, as CUDA copies it at the launch (an
+// `int*` given for a `volatile int*` is polled as volatile); one that does not convert keeps its
+// own type, so that the call by name reports the mismatch at the launch's line.
+template <class Arg, class Param>
+using StoredArgument = std::conditional_t<std::is_convertible_v<Arg, std::decay_t<Param>>, std::decay_t<Param>,
+                                          std::decay_t<Arg>>;
+
+}  // namespace kernel
+
 // A kernel declared with default arguments (`__global__ void delay(volatile int* flag,
 // unsigned long long timeout = 10000000)` launched as `delay<<<1, 1, 0, s>>>(flag)`): its address
 // alone does not carry the defaults, so cu2cpp emits a lambda that calls it by name, as for a
-// template, and passes the address for the calls that name kernels by it (cudaFuncSetAttribute).
-template <class CallByName, class... Args, bool PerThreadDefaultStream = MGPU_PER_THREAD_DEFAULT_STREAM_>
-void launch_kernel_with_default_arguments(const char* name, Site site, const void* function,
-                                          const LaunchConfig& config, CallByName, Args&&... args) {
-    kernel::submit_launch<PerThreadDefaultStream, CallByName, std::decay_t<Args>...>(
-        name, function, site, config, std::decay_t<Args>(std::forward<Args>(args))...);
+// template, and passes the address for its parameter types and for the calls that name kernels by
+// it (cudaFuncSetAttribute).
+template <class Function, class CallByName, class... Args, bool PerThreadDefaultStream = MGPU_PER_THREAD_DEFAULT_STREAM_>
+void launch_kernel_with_default_arguments(const char* name, Site site, Function function, const LaunchConfig& config,
+                                          CallByName, Args&&... args) {
+    using Params = typename kernel::KernelParameters<Function>::type;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        kernel::submit_launch<PerThreadDefaultStream, CallByName,
+                              kernel::StoredArgument<Args, std::tuple_element_t<I, Params>>...>(
+            name, reinterpret_cast<const void*>(function), site, config,
+            kernel::StoredArgument<Args, std::tuple_element_t<I, Params>>(std::forward<Args>(args))...);
+    }(std::index_sequence_for<Args...>{});
 }
 
 template <class CallTemplate, class... Args, bool PerThreadDefaultStream = MGPU_PER_THREAD_DEFAULT_STREAM_>

@@ -27,6 +27,7 @@ struct KernelLaunch {
     // usually the element count a grid-stride loop walks over.
     std::vector<std::size_t> pointee_sizes;
     std::vector<bool> pointer_writable;
+    std::vector<bool> pointer_volatile;      // a `volatile T*`: memory someone else changes while it runs
     unsigned long long largest_count = 0;
     std::function<void()> run_grid;          // runs all blocks; may throw KernelFault
 };

@@ -65,6 +65,11 @@ struct CostModel {
     // copies run at this speed too.
     double d2h_pinned_gbps = 55.2, d2h_pageable_gbps = 12.0;
     double staged_peer_gbps = 37.0;     // peer copy without P2P, staged through host memory
+    // Fixed device time of a peer copy without P2P: the bytes go to host memory on one device's
+    // engine and on from there on the other's, which waits for the first. Back-to-back 4-byte
+    // copies took 11.1-19.6 us, 15.8 on average, on a public four-GPU NVLink server with P2P off
+    // (p2pBandwidthLatencyTest, cuda-samples issue 230), against 1.8-2.3 us with P2P on.
+    double staged_peer_latency_us = 15.8;
     // A launch holds the host 2.4-4.3 us (two H200 machines, bench/results/h200-host-costs.md); a tiny
     // kernel then keeps the device launch_us + kernel_min_us, the 4.4 us back to back of cuda-facts.md
     // (2.4-4.7 us measured on different machines).
@@ -73,12 +78,17 @@ struct CostModel {
     double copy_latency_us = 2.0;       // fixed cost of a copy between two devices or within the host
     // Fixed device time of one copy or memset, from small ones queued back to back on two H200
     // machines (4 KiB to 1 MiB, bench/results/h200-host-costs.md). Memsets of up to a page run on the copy
-    // engine; larger ones are a kernel and cost what a launch costs.
-    double h2d_latency_us = 2.5, d2h_latency_us = 1.6, d2d_latency_us = 3.3;
+    // engine; larger ones are a kernel and cost what a launch costs. A device-to-device copy call
+    // costs the host d2d_memcpy_call_us, more than the device needs, so those rows (2.9-4.9 us) show
+    // the host's pace; the device's own, 1.8 us, is from 4-byte copies queued behind a kernel that
+    // held the stream until all were queued (p2pBandwidthLatencyTest on an H200: 1.79 us).
+    double h2d_latency_us = 2.5, d2h_latency_us = 1.6, d2d_latency_us = 1.8;
     double memset_page_us = 1.55, memset_latency_us = 2.8;
     // Host time of the calls themselves: a copy call that returns at once, a memset call (page-sized
-    // or a kernel), a device-to-device cudaMemcpy, and, for a call that waits for its copy, the
-    // time from the copy's end until the host thread runs again.
+    // or a kernel), a device-to-device copy call (cudaMemcpy or an asynchronous one: both return
+    // before the copy is done; 3.1-5.4 us measured, 4.3 us for cudaMemcpyPeerAsync within one H200),
+    // and, for a call that waits for its copy, the time from the copy's end until the host thread
+    // runs again.
     double copy_call_us = 1.2, memset_call_us = 1.0, memset_launch_us = 2.9, d2d_memcpy_call_us = 3.8;
     double copy_return_us = 3.3;
     // A pageable host-to-device copy of up to 1 MiB returns once the host has copied it into the
