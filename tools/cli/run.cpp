@@ -145,6 +145,9 @@ RunOutcome run_program(const Kit& kit, const ParsedArgs& args, const RunSetup& s
         fs::remove(report_file, ignored);
     }
     options.environment.emplace_back("MGPU_RUN_REPORT", report_file.string());
+    // The program's own timers read the modelled machine's time (tools/sim/src/runtime/program_clock.h),
+    // unless the caller chose otherwise.
+    if (std::getenv("MGPU_PROGRAM_CLOCK") == nullptr) options.environment.emplace_back("MGPU_PROGRAM_CLOCK", "modelled");
     fs::path trace_file;
     if (auto trace = args.value("--trace")) {
         trace_file = fs::absolute(*trace);
@@ -249,8 +252,11 @@ const Command run_command = {
             "events and memory never released, each at the line that caused it. The program's exit code is\n"
             "passed through, as on a real GPU, except that an exercise (a lesson number, or a lesson's\n"
             "folder) ending with 0 despite such problems gives 1, as check would fail it (--keep-exit-code\n"
-            "keeps its 0; --fail-on-findings gives 1 for any program). Builds are cached in\n"
-            "build/run-cache, so an unchanged program starts at once."),
+            "keeps its 0; --fail-on-findings gives 1 for any program). The program's own timers\n"
+            "(std::chrono, clock_gettime, gettimeofday, omp_get_wtime) read the modelled machine's time:\n"
+            "its CUDA calls as modelled plus the real time of its own code (MGPU_PROGRAM_CLOCK=real for\n"
+            "the simulator's real time). Builds are cached in build/run-cache, so an unchanged program\n"
+            "starts at once."),
         .options =
             {
                 {"-I", "DIR", N_("search DIR for included headers (cuda-samples' Common/, say); repeatable"), true},

@@ -202,6 +202,63 @@ int main()
     CHECK(result.output.find("sums=2016,2016") != std::string::npos);
 }
 
+// A host timer around a synchronous 64 MiB copy from pinned memory reads the modelled machine's
+// time (64 MiB at 55.3 GB/s: 1213.6 us and the copy's fixed costs) through every clock a program
+// may use, not the time the simulator took to move the bytes.
+TEST_CASE("under run, the program's own timers read the modelled time of its CUDA calls") {
+    ScratchFolder folder;
+    fs::path source = folder.write("timed.cu", R"(#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <omp.h>
+#include <sys/time.h>
+
+int main()
+{
+    const size_t bytes = size_t{64} << 20;
+    void *host = nullptr, *device = nullptr;
+    cudaMallocHost(&host, bytes);
+    cudaMalloc(&device, bytes);
+    timeval before{}, after{};
+    timespec raw_before{}, raw_after{};
+    gettimeofday(&before, nullptr);
+    clock_gettime(CLOCK_MONOTONIC, &raw_before);
+    const auto start = std::chrono::steady_clock::now();
+    const auto wall_start = std::chrono::system_clock::now();
+    const double omp_start = omp_get_wtime();
+    cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
+    const double omp_end = omp_get_wtime();
+    const auto wall_end = std::chrono::system_clock::now();
+    const auto stop = std::chrono::steady_clock::now();
+    clock_gettime(CLOCK_MONOTONIC, &raw_after);
+    gettimeofday(&after, nullptr);
+    std::printf("steady %.1f\n", std::chrono::duration<double, std::micro>(stop - start).count());
+    std::printf("system %.1f\n", std::chrono::duration<double, std::micro>(wall_end - wall_start).count());
+    std::printf("omp %.1f\n", (omp_end - omp_start) * 1e6);
+    std::printf("monotonic %.1f\n", (raw_after.tv_sec - raw_before.tv_sec) * 1e6 + (raw_after.tv_nsec - raw_before.tv_nsec) / 1e3);
+    std::printf("timeofday %.1f\n", (after.tv_sec - before.tv_sec) * 1e6 + double(after.tv_usec - before.tv_usec));
+    cudaFree(device);
+    cudaFreeHost(host);
+    return 0;
+}
+)");
+    CliResult result = run_cli("run " + source.string() + " --topology h200");
+    INFO(result.output);
+    REQUIRE(result.code == 0);
+    const double modelled_copy_us = 64.0 * 1024 * 1024 / (55.3 * 1e3);
+    const std::string lines = "\n" + result.output;
+    for (const char* clock : {"steady ", "system ", "omp ", "monotonic ", "timeofday "}) {
+        CAPTURE(clock);
+        const auto at = lines.find(std::string("\n") + clock);
+        REQUIRE(at != std::string::npos);
+        const double us = std::stod(lines.substr(at + 1 + std::string(clock).size()));
+        // At least the modelled copy; the real time the program's own code took between its calls
+        // is added, which is microseconds, and a second even on a machine that deschedules it.
+        CHECK(us >= modelled_copy_us);
+        CHECK(us < modelled_copy_us + 1e6);
+    }
+}
+
 TEST_CASE("a compile error names the student's file and line, with a hint, and exits 1") {
     ScratchFolder folder;
     fs::path source = folder.write("broken.cu", "int main()\n{\n    return undeclared_name;\n}\n");

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "mgpu/sim/nccl_control.h"
+#include "runtime/program_clock.h"
 #include "runtime/scheduler.h"
 #include "runtime/trace_export.h"
 
@@ -240,7 +241,10 @@ void start_watcher_once() {
     static pid_t started_in = 0;
     if (started_in == getpid()) return;
     started_in = getpid();
-    std::thread(watch).detach();
+    std::thread([] {
+        rt::mark_simulator_thread();
+        watch();
+    }).detach();
 }
 
 bool unmatched_work() {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "host_function.h"
+#include "program_clock.h"
 #include "scheduler.h"
 #include "trace_export.h"
 
@@ -23,6 +24,7 @@ std::string where(const Site& site) {
 }
 
 ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(runtime().mutex, std::defer_lock), site_(site) {
+    program_clock_enter();   // the real time from here to the call's end is the simulator's, not the program's
     if (!inside_host_function()) lock_.lock();
     ensure_up();
     Runtime& r = runtime();
@@ -54,6 +56,7 @@ ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(runtime().m
 
 ApiCall::~ApiCall() {
     if (!finished_) finish(cudaSuccess, false);
+    program_clock_leave(host_clock());
 }
 
 mgpu::trace::ApiCall& ApiCall::record() {
