@@ -18,50 +18,50 @@ struct Bench {
 };
 
 constexpr Bench kBenches[] = {
-    {"sim", "the simulator's own speed and memory: kernels against plain C++, __syncthreads, resident memory"},
-    {"nccl", "NCCL's collectives in nccl-tests' columns (size, count, type, redop, root, time, algbw, busbw, "
-             "#wrong) on the simulated machine (--topology NAME; -- -e 1G -g 8 ...)"},
-    {"grading", "grade-class on 30 generated lesson 1 submissions with --jobs 1 and --jobs 2: both times, the "
-                "speed-up (target 1.7 on two cores) and the time per submission (--students N)"},
-    {"calibrate", "the GPU against the simulator's h200 model, and lesson 3's solution against the GPU's ceilings "
-                  "(needs a GPU; --out FILE.md)"},
-    {"host-costs", "the GPU against the simulator's h200 model for host-side costs: small copies, memsets, launches, "
-                   "pageable against pinned copy calls, page-locking (needs a GPU; --out FILE.md)"},
+    {"sim", N_("the simulator's own speed and memory: kernels against plain C++, __syncthreads, resident memory")},
+    {"nccl", N_("NCCL's collectives in nccl-tests' columns (size, count, type, redop, root, time, algbw, busbw, "
+                "#wrong) on the simulated machine (--topology NAME; -- -e 1G -g 8 ...)")},
+    {"grading", N_("grade-class on 30 generated lesson 1 submissions with --jobs 1 and --jobs 2: both times, the "
+                   "speed-up (target 1.7 on two cores) and the time per submission (--students N)")},
+    {"calibrate", N_("the GPU against the simulator's h200 model, and lesson 3's solution against the GPU's ceilings "
+                     "(needs a GPU; --out FILE.md)")},
+    {"host-costs", N_("the GPU against the simulator's h200 model for host-side costs: small copies, memsets, launches, "
+                      "pageable against pinned copy calls, page-locking (needs a GPU; --out FILE.md)")},
 };
 
 int bench(const Kit& kit, const ParsedArgs& args) {
     if (args.positionals.empty()) {
-        std::cout << "Benches (run one with tools/mgpu bench NAME):\n";
-        for (const auto& entry : kBenches) std::cout << "  " << entry.name << "  " << entry.what << "\n";
+        std::cout << tr("Benches (run one with tools/mgpu bench NAME):") << "\n";
+        for (const auto& entry : kBenches) std::cout << "  " << entry.name << "  " << tr(entry.what) << "\n";
         return kExitOk;
     }
     const std::string& name = args.positionals.front();
     if (name == "calibrate" || name == "host-costs") {
         const std::filesystem::path program = kit.build / "bench" / "bench-calibrate";
         if (!std::filesystem::exists(program))
-            throw SetupError("the calibration bench (bench-calibrate) is not built in " + kit.build.string());
+            throw SetupError(fill(tr("the calibration bench (bench-calibrate) is not built in {}"), kit.build.string()));
         std::vector<std::string> argv = {program.string()};
         if (name == "host-costs") argv.push_back("--host-costs");
         argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
         return run_process(argv).shell_code();
     }
     if (name == "grading") return run_grading_bench(kit, args);
-    if (args.has("--students")) throw UsageError("--students applies to bench grading only");
+    if (args.has("--students")) throw UsageError(tr("--students applies to bench grading only"));
     if (name == "nccl") {
         const std::filesystem::path program = kit.build / "bench" / "nccl" / "nccl-perf";
         if (!std::filesystem::exists(program))
-            throw SetupError("the NCCL bench (nccl-perf) is not built in " + kit.build.string());
+            throw SetupError(fill(tr("the NCCL bench (nccl-perf) is not built in {}"), kit.build.string()));
         SpawnOptions options;
         options.environment.emplace_back("MGPU_TOPOLOGY", checked_topology(args.value("--topology").value_or("hgx-h200-8")));
         std::vector<std::string> argv = {program.string()};
         argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
         return run_process(argv, options).shell_code();
     }
-    if (args.has("--topology")) throw UsageError("--topology applies to bench nccl only");
-    if (name != "sim") throw UsageError("there is no bench '" + name + "'; run 'tools/mgpu bench' for the list");
+    if (args.has("--topology")) throw UsageError(tr("--topology applies to bench nccl only"));
+    if (name != "sim") throw UsageError(fill(tr("there is no bench '{}'; run 'tools/mgpu bench' for the list"), name));
     const std::filesystem::path program = kit.bench_sim();
     if (program.empty() || !std::filesystem::exists(program))
-        throw SetupError("the simulator bench (bench-sim) is not built in " + kit.build.string());
+        throw SetupError(fill(tr("the simulator bench (bench-sim) is not built in {}"), kit.build.string()));
     std::vector<std::string> argv = {program.string()};
     argv.insert(argv.end(), args.passthrough.begin(), args.passthrough.end());
     return run_process(argv).shell_code();

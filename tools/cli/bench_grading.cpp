@@ -14,6 +14,7 @@
 #include "bench_grading.h"
 #include "exit_codes.h"
 #include "kit_config.h"
+#include "translate.h"
 
 #if MGPU_HAVE_CHECKER
 #include "class_grading.h"
@@ -29,7 +30,7 @@ constexpr double kSpeedUpTarget = 1.7;
 
 std::string read_bench_file(const fs::path& path) {
     std::ifstream file(path, std::ios::binary);
-    if (!file) throw SetupError("cannot read " + path.string());
+    if (!file) throw SetupError(fill(tr("cannot read {}"), path.string()));
     return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
 
@@ -47,7 +48,7 @@ int make_class(const Kit& kit, const fs::path& class_dir, int students) {
     for (const auto& entry : fs::directory_iterator(kit.build / "checker" / "lessons" / "01-devices" / "mutants"))
         if (entry.path().extension() == ".cu") mutants.push_back(entry.path());
     std::sort(mutants.begin(), mutants.end());
-    if (mutants.empty()) throw SetupError("lesson 1's mutants are not built: run ninja in " + kit.build.string());
+    if (mutants.empty()) throw SetupError(fill(tr("lesson 1's mutants are not built: run ninja in {}"), kit.build.string()));
     char name[32];
     for (int i = 0; i < students; ++i) {
         std::snprintf(name, sizeof name, "student-%02d", i + 1);
@@ -68,7 +69,7 @@ int run_grading_bench(const Kit& kit, const ParsedArgs& args) {
                              ? static_cast<int>(whole_number("--students", *args.value("--students"), 1, 1000))
                              : 30;
     char pattern[] = "/tmp/mgpu-bench-grading-XXXXXX";
-    if (::mkdtemp(pattern) == nullptr) throw SetupError("cannot create a temporary folder in /tmp");
+    if (::mkdtemp(pattern) == nullptr) throw SetupError(tr("cannot create a temporary folder in /tmp"));
     const fs::path work = pattern;
     struct Cleanup {
         fs::path path;
@@ -78,9 +79,10 @@ int run_grading_bench(const Kit& kit, const ParsedArgs& args) {
         }
     } cleanup{work};
     make_class(kit, work / "class", students);
-    std::cout << "Grading " << students << " generated lesson 1 submissions (solutions, skeletons, mutants, compile "
-                 "errors), each run from an empty build cache, on "
-              << std::thread::hardware_concurrency() << " cores.\n";
+    std::cout << fill(tr("Grading {0} generated lesson 1 submissions (solutions, skeletons, mutants, compile errors), "
+                         "each run from an empty build cache, on {1} cores."),
+                      students, std::thread::hardware_concurrency())
+              << "\n";
 
     double seconds[3] = {0, 0, 0};
     std::string csv[3];
@@ -97,20 +99,29 @@ int run_grading_bench(const Kit& kit, const ParsedArgs& args) {
         ClassResult result = grade_class(kit, settings);
         seconds[jobs] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         csv[jobs] = read_bench_file(result.csv_path);
-        std::printf("  --jobs %d: %7.1f s  (%.2f s per submission; %d student(s) at once, %d case(s) each)\n", jobs,
-                    seconds[jobs], seconds[jobs] / students, result.students_at_once, result.cases_at_once);
-        std::fflush(stdout);
+        char took[32], each[32];
+        std::snprintf(took, sizeof took, "%7.1f", seconds[jobs]);
+        std::snprintf(each, sizeof each, "%.2f", seconds[jobs] / students);
+        std::cout << "  --jobs " << jobs << ": " << took << " s  ("
+                  << fill(tr("{0} s per submission; {1} student(s) at once, {2} case(s) each"), each,
+                          result.students_at_once, result.cases_at_once)
+                  << ")\n" << std::flush;
     }
     const double speed_up = seconds[1] / seconds[2];
-    std::printf("  speed-up: %.2f (target %.1f)  %s\n", speed_up, kSpeedUpTarget,
-                speed_up >= kSpeedUpTarget ? "PASS" : "MISS");
+    char ratio[32], target[32];
+    std::snprintf(ratio, sizeof ratio, "%.2f", speed_up);
+    std::snprintf(target, sizeof target, "%.1f", kSpeedUpTarget);
+    // PASS and MISS are every bench's verdicts, in every language.
+    std::cout << "  " << fill(tr("speed-up: {0} (target {1})"), ratio, target) << "  "
+              << (speed_up >= kSpeedUpTarget ? "PASS" : "MISS") << "\n";
     const bool same = csv[1] == csv[2];
-    std::printf("  grades.csv with one job and with two: %s\n", same ? "identical" : "DIFFERENT");
+    std::cout << "  " << fill(tr("grades.csv with one job and with two: {}"), same ? tr("identical") : tr("DIFFERENT"))
+              << std::endl;
     return speed_up >= kSpeedUpTarget && same ? kExitOk : kExitFailed;
 }
 #else
 int run_grading_bench(const Kit&, const ParsedArgs&) {
-    std::cerr << "mgpu: the checker is not part of this build of the kit, so there is no grading to time.\n";
+    std::cerr << "mgpu: " << tr("the checker is not part of this build of the kit, so there is no grading to time.") << "\n";
     return kExitSetupProblem;
 }
 #endif

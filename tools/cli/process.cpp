@@ -9,15 +9,16 @@
 #include <unistd.h>
 
 #include "exit_codes.h"
+#include "translate.h"
 
 extern char** environ;
 
 namespace mgpu::cli {
 
 std::string ExitStatus::describe() const {
-    if (signal == 0) return "exit code " + std::to_string(code);
+    if (signal == 0) return fill(tr("exit code {}"), code);
     const char* name = strsignal(signal);
-    return "signal " + std::to_string(signal) + " (" + (name ? name : "unknown") + ")";
+    return fill(tr("signal {0} ({1})"), signal, name ? name : "unknown");
 }
 
 namespace {

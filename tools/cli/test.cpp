@@ -32,22 +32,16 @@ int test(const Kit& kit, const ParsedArgs& args) {
 
     ExitStatus meson = tsan ? run_tests_under_tsan(kit, args.positionals) : run_suite(kit, args.positionals);
     if (!fs::exists(testlog))
-        throw SetupError("meson test ran no test (" + meson.describe() +
-                         "): the kit's tests did not build, or no test has the names given; see above");
+        throw SetupError(fill(tr("meson test ran no test ({}): the kit's tests did not build, or no test has the names "
+                                 "given; see above"),
+                              meson.describe()));
 
     SuiteTally result = tally(read_testlog(testlog));
     if (!meson.ok() && result.failed == 0) {
-        result.problems.push_back("meson test: ended with " + meson.describe() + " although no test failed");
+        result.problems.push_back("meson test: " + fill(tr("ended with {} although no test failed"), meson.describe()));
         ++result.failed;
     }
-    std::cout << "\n";
-    if (!result.problems.empty()) {
-        std::cout << "Test programs that failed (their output is above):\n";
-        for (const auto& problem : result.problems) std::cout << "  " << problem << "\n";
-    }
-    if (result.skipped > 0) std::cout << result.skipped << " test program(s) skipped themselves (exit code 77)\n";
-    if (result.passed + result.failed == 0) std::cout << "No test case ran.\n";
-    std::cout << result.passed << " passed, " << result.failed << " failed" << std::endl;
+    std::cout << "\n" << tally_report(result) << std::flush;
     return (result.failed == 0 && result.passed > 0) ? kExitOk : kExitFailed;
 }
 

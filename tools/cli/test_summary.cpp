@@ -5,7 +5,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
+
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -24,7 +27,7 @@ std::optional<DoctestCounts> doctest_counts(const std::string& output) {
 
 std::vector<TestRecord> read_testlog(const std::filesystem::path& file) {
     std::ifstream in(file);
-    if (!in) throw std::runtime_error("cannot read " + file.string());
+    if (!in) throw std::runtime_error(fill(tr("cannot read {}"), file.string()));
     std::vector<TestRecord> records;
     std::string line;
     while (std::getline(in, line)) {
@@ -44,16 +47,15 @@ std::vector<TestRecord> read_testlog(const std::filesystem::path& file) {
 namespace {
 
 std::string what_went_wrong(const TestRecord& record, const std::optional<DoctestCounts>& counts) {
-    if (record.result == "TIMEOUT") return "timed out";
-    if (record.result == "ERROR") return "could not be run";
-    if (record.result == "UNEXPECTEDPASS") return "passed but was expected to fail";
+    if (record.result == "TIMEOUT") return tr("timed out");
+    if (record.result == "ERROR") return tr("could not be run");
+    if (record.result == "UNEXPECTEDPASS") return tr("passed but was expected to fail");
     if (record.returncode < 0) {
         const char* name = strsignal(-record.returncode);
-        return "crashed with signal " + std::to_string(-record.returncode) + " (" + (name ? name : "?") + ")";
+        return fill(tr("crashed with signal {0} ({1})"), -record.returncode, name ? name : "?");
     }
-    if (counts && counts->failed > 0)
-        return std::to_string(counts->failed) + " test case(s) failed";
-    return "exited with code " + std::to_string(record.returncode) + " without a failed test case";
+    if (counts && counts->failed > 0) return fill(tr("{} test case(s) failed"), counts->failed);
+    return fill(tr("exited with code {} without a failed test case"), record.returncode);
 }
 
 }  // namespace
@@ -83,6 +85,18 @@ SuiteTally tally(const std::vector<TestRecord>& records) {
         result.problems.push_back(record.name + ": " + what_went_wrong(record, counts));
     }
     return result;
+}
+
+std::string tally_report(const SuiteTally& result) {
+    std::ostringstream out;
+    if (!result.problems.empty()) {
+        out << tr("Test programs that failed (their output is above):") << "\n";
+        for (const auto& problem : result.problems) out << "  " << problem << "\n";
+    }
+    if (result.skipped > 0) out << fill(tr("{} test program(s) skipped themselves (exit code 77)"), result.skipped) << "\n";
+    if (result.passed + result.failed == 0) out << tr("No test case ran.") << "\n";
+    out << result.passed << " passed, " << result.failed << " failed\n";
+    return out.str();
 }
 
 }  // namespace mgpu::cli

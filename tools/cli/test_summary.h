@@ -38,4 +38,9 @@ struct SuiteTally {
 
 SuiteTally tally(const std::vector<TestRecord>& records);
 
+// What `mgpu test` prints after meson's output: the programs that failed, those that skipped
+// themselves, and last the line "N passed, N failed", which stays English in every language (CI
+// and the README read it).
+std::string tally_report(const SuiteTally& result);
+
 }  // namespace mgpu::cli

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "exit_codes.h"
+#include "translate.h"
 
 namespace mgpu::cli {
 
@@ -20,11 +21,11 @@ fs::path tsan_build_folder(const Kit& kit) {
 ExitStatus run_tests_under_tsan(const Kit& kit, const std::vector<std::string>& names) {
     const fs::path folder = tsan_build_folder(kit);
     if (!fs::exists(folder / "build.ninja")) {
-        std::cout << "mgpu: configuring a ThreadSanitizer build in " << folder.string() << " ...\n" << std::flush;
+        std::cout << "mgpu: " << fill(tr("configuring a ThreadSanitizer build in {} ..."), folder.string()) << "\n" << std::flush;
         // The real-GPU backend is left out: nvcc's objects carry no ThreadSanitizer instrumentation.
         const ExitStatus setup = run_process({"meson", "setup", folder.string(), kit.root.string(), "-Db_sanitize=thread",
                                               "-Dbuildtype=debugoptimized", "-Dcuda=disabled"});
-        if (!setup.ok()) throw SetupError("meson could not configure " + folder.string() + " (" + setup.describe() + ")");
+        if (!setup.ok()) throw SetupError(fill(tr("meson could not configure {0} ({1})"), folder.string(), setup.describe()));
     }
     std::vector<std::string> build = {"ninja", "-C", folder.string()};
     // Only the programs of the tests asked for: building the whole kit with the sanitizer takes long.
@@ -32,10 +33,12 @@ ExitStatus run_tests_under_tsan(const Kit& kit, const std::vector<std::string>& 
     for (const std::string& name : chosen)
         if (name.rfind("conformance-", 0) == 0) build.push_back("tests/conformance/" + name);
     if (build.size() < 3 + chosen.size()) build.resize(3);   // a test outside conformance/: build everything
-    std::cout << "mgpu: building " << (build.size() > 3 ? "the thread tests" : "the kit") << " with ThreadSanitizer ...\n"
-              << std::flush;
+    std::cout << "mgpu: "
+              << (build.size() > 3 ? tr("building the thread tests with ThreadSanitizer ...")
+                                   : tr("building the kit with ThreadSanitizer ..."))
+              << "\n" << std::flush;
     const ExitStatus built = run_process(build);
-    if (!built.ok()) throw SetupError("the ThreadSanitizer build failed (" + built.describe() + "); see above");
+    if (!built.ok()) throw SetupError(fill(tr("the ThreadSanitizer build failed ({}); see above"), built.describe()));
 
     std::vector<std::string> argv = {"meson", "test", "-C", folder.string(), "--no-rebuild", "--suite", "kit",
                                      "--print-errorlogs", "--num-processes", "1", "--timeout-multiplier", "10"};

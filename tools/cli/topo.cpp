@@ -6,6 +6,7 @@
 
 #include "command.h"
 #include "exit_codes.h"
+#include "machine_table.h"
 #include "mgpu/sim/machine.h"
 #include "topology_choice.h"
 #include "translate.h"
@@ -76,7 +77,7 @@ int topo(const Kit&, const ParsedArgs& args) {
     } catch (const sim::TopologyError& problem) {
         throw SetupError(problem.what());
     }
-    std::cout << sim::describe_machine(machine);
+    std::cout << machine_table(machine);
     if (visible != nullptr) {
         std::size_t all = sim::load_machine(chosen).devices.size();
         std::cout << "\nCUDA_VISIBLE_DEVICES=" << visible << ": "

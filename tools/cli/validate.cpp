@@ -35,9 +35,9 @@ namespace {
 constexpr int kExitNoGpu = 4;
 
 const char* kNeeds =
-    "validate needs a machine with NVIDIA GPUs (two or more for the peer-to-peer parts), an NVIDIA driver, the CUDA "
-    "Toolkit 12 or 13 (nvcc and CUPTI), and the kit configured with nvcc (meson finds nvcc and CUPTI when it "
-    "configures the build). To see the whole report without a GPU: tools/mgpu validate --real-side sim --quick";
+    N_("validate needs a machine with NVIDIA GPUs (two or more for the peer-to-peer parts), an NVIDIA driver, the CUDA "
+       "Toolkit 12 or 13 (nvcc and CUPTI), and the kit configured with nvcc (meson finds nvcc and CUPTI when it "
+       "configures the build). To see the whole report without a GPU: tools/mgpu validate --real-side sim --quick");
 
 // The largest --gpus and --seed validate takes.
 constexpr std::uint64_t kLargestNumber = 999999999;
@@ -70,32 +70,31 @@ std::set<std::string> chosen_parts(const std::optional<std::string>& only) {
     for (char& c : list) c = c == ',' ? ';' : c;
     for (const auto& part : split_list(list)) {
         if (!kParts.count(part))
-            throw UsageError("--only takes machine, conformance, grading, p2p and nccl, not '" + part + "'");
+            throw UsageError(fill(tr("--only takes machine, conformance, grading, p2p and nccl, not '{}'"), part));
         parts.insert(part);
     }
     return parts;
 }
 
 // Why the GPU side cannot run the chosen parts here, or "" when it can; sets the GPU count.
-std::string gpu_side_problem(const ValidateRun& run, const std::set<std::string>& parts, int* gpus) {
+Words gpu_side_problem(const ValidateRun& run, const std::set<std::string>& parts, int* gpus) {
     if (std::string(MGPU_P2P_MATRIX_CUDA).empty())
-        return "the kit was configured without nvcc, so nothing was built for real GPUs";
+        return say(N_("the kit was configured without nvcc, so nothing was built for real GPUs"));
     // Only grading runs the lessons' checkers on the GPUs.
     if (parts.count("grading"))
         for (int lesson : lessons_in(run.kit.root / "checker" / "lessons")) {
             const auto folder = lesson_folder(run.kit.root / "checker" / "lessons", lesson);
             if (folder && !fs::exists(run.kit.build / "checker" / "lessons" / folder->filename() / "checker-build-cuda.json"))
-                return "lesson " + std::to_string(lesson) + "'s checker was not built for real GPUs (meson found nvcc "
-                       "but not CUPTI)";
+                return say(N_("lesson {}'s checker was not built for real GPUs (meson found nvcc but not CUPTI)"), lesson);
         }
 #if MGPU_HAVE_CHECKER
     const judge::GpuProbe probe = judge::probe_gpu();
-    if (!probe.usable) return "no usable GPU: " + probe.reason;
+    if (!probe.usable) return say(N_("no usable GPU: {}"), probe.reason);
     *gpus = probe.devices;
-    return "";
+    return Words();
 #else
     (void)gpus;
-    return "the checker is not part of this build, and validate grades with it";
+    return say(N_("the checker is not part of this build, and validate grades with it"));
 #endif
 }
 
@@ -128,10 +127,11 @@ int validate(const Kit& kit, const ParsedArgs& args) {
         for (std::string number; std::getline(list, number, ',');) run.lessons.insert(lesson_argument(number));
     }
     const std::string side = args.value("--real-side").value_or("gpu");
-    if (side != "gpu" && side != "sim") throw UsageError("--real-side is gpu or sim, not '" + side + "'");
+    if (side != "gpu" && side != "sim") throw UsageError(fill(tr("--real-side is gpu or sim, not '{}'"), side));
     run.real_is_sim = side == "sim";
     if (auto topology = args.value("--topology")) {
-        if (!run.real_is_sim) throw UsageError("--topology names the machine that stands in for the GPUs: use it with --real-side sim");
+        if (!run.real_is_sim)
+            throw UsageError(tr("--topology names the machine that stands in for the GPUs: use it with --real-side sim"));
         run.real_topology = *topology;
     }
     const int wanted_gpus =
@@ -148,40 +148,46 @@ int validate(const Kit& kit, const ParsedArgs& args) {
         } catch (const mgpu::sim::TopologyError& error) {
             throw UsageError(std::string("--topology: ") + error.what());
         }
-    } else if (const std::string problem = gpu_side_problem(run, parts, &available); !problem.empty()) {
-        std::cerr << "mgpu validate: cannot validate here: " << problem << ".\n" << kNeeds << "\n";
+    } else if (const Words problem = gpu_side_problem(run, parts, &available); !problem.empty()) {
+        std::cerr << "mgpu validate: " << fill(tr("cannot validate here: {}."), problem.shown) << "\n" << tr(kNeeds) << "\n";
         if (!out.empty()) {
+            // The file is a record: English, as every report of validate.
             ValidationReport report(false);
             report.title("mgpu validate");
-            report.line("Not run: " + problem + ". " + kNeeds);
-            write_report(out, report, "validate: NOT RUN - " + problem);
+            report.line("Not run: " + problem.english + ". " + kNeeds);
+            write_report(out, report, "validate: NOT RUN - " + problem.english);
         }
         return kExitNoGpu;
     }
     run.gpus = wanted_gpus > 0 ? std::min(wanted_gpus, available) : available;
     if (!run.real_is_sim && run.gpus < available) ::setenv("CUDA_VISIBLE_DEVICES", first_visible(run.gpus).c_str(), 1);
-    run.machine_words = run.real_is_sim ? "simulator " + run.real_topology + " standing in, " + std::to_string(run.gpus) +
-                                              " GPU" + (run.gpus == 1 ? "" : "s")
-                                        : gpu_words(run);
+    const Words machine = !run.real_is_sim ? Words(gpu_words(run))
+                          : run.gpus == 1  ? say(N_("simulator {0} standing in, {1} GPU"), run.real_topology, run.gpus)
+                                           : say(N_("simulator {0} standing in, {1} GPUs"), run.real_topology, run.gpus);
+    run.machine_words = machine.english;   // the summary line is English in every language
 
     const auto start = std::chrono::steady_clock::now();
     ValidationReport report;
-    report.title("mgpu validate: " + run.machine_words);
-    report.line("Run on " + today() + (run.quick ? " with --quick (small copies, one mutant per criterion)" : "") +
-                ". Exit codes: 0 everything agrees and every target is met, 1 a difference or a missed target, "
-                "4 no GPU or the kit was built without nvcc, 2 a bad option.");
+    report.title("mgpu validate: " + machine);
+    report.line(run.quick ? say(N_("Run on {} with --quick (small copies, one mutant per criterion). Exit codes: 0 "
+                                   "everything agrees and every target is met, 1 a difference or a missed target, 4 no "
+                                   "GPU or the kit was built without nvcc, 2 a bad option."),
+                                today())
+                          : say(N_("Run on {}. Exit codes: 0 everything agrees and every target is met, 1 a difference "
+                                   "or a missed target, 4 no GPU or the kit was built without nvcc, 2 a bad option."),
+                                today()));
     if (parts != kParts) {
         std::string list;
         for (const auto& part : parts) list += (list.empty() ? "" : ", ") + part;
-        report.line("Only these parts were run (--only): " + list + ".");
+        report.line(say(N_("Only these parts were run (--only): {}."), list));
     }
     if (run.gpus == 1 && parts.count("p2p"))
-        report.line("One GPU: the peer-to-peer pairs and the solution's copy between devices need 2 or more GPUs; "
-                    "they are listed as not testable here.");
+        report.line(say(N_("One GPU: the peer-to-peer pairs and the solution's copy between devices need 2 or more GPUs; "
+                           "they are listed as not testable here.")));
     // The judge starts each grading case in a clean environment, on the machine as it is, so
     // --gpus does not narrow the grading: only a machine with one GPU leaves its scenarios out.
     if (!run.real_is_sim && available == 1 && parts.count("grading"))
-        report.line("One GPU: the checker skips the grading scenarios with more than one device.");
+        report.line(say(N_("One GPU: the checker skips the grading scenarios with more than one device.")));
     if (parts.count("machine")) report_machine(report, run);
     if (parts.count("conformance")) compare_conformance(report, run);
     if (parts.count("grading")) grade_known_answers(report, run);
@@ -189,12 +195,12 @@ int validate(const Kit& kit, const ParsedArgs& args) {
     if (parts.count("nccl")) report_nccl(report, run);
 
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    report.section("Summary");
-    report.line("Took " + std::to_string(static_cast<int>(seconds + 0.5)) + " s.");
+    report.section(say(N_("Summary")));
+    report.line(say(N_("Took {} s."), static_cast<int>(seconds + 0.5)));
     const std::string summary = report.summary_line(run.machine_words);
     if (!out.empty()) {
-        if (!write_report(out, report, summary)) throw SetupError("cannot write " + out);
-        std::cout << "wrote " << out << "\n";
+        if (!write_report(out, report, summary)) throw SetupError(fill(tr("cannot write {}"), out));
+        std::cout << fill(tr("wrote {}"), out) << "\n";
     }
     std::cout << summary << "\n";
     return report.exit_code();

@@ -14,13 +14,13 @@ namespace mgpu::cli {
 namespace fs = std::filesystem;
 
 void compare_conformance(ValidationReport& report, const ValidateRun& run) {
-    report.section("Conformance: the simulator against the real runtime");
+    report.section(say(N_("Conformance: the simulator against the real runtime")));
     const fs::path program = MGPU_CONFORMANCE_COMPARE;
-    const std::string what = "conformance cases";
+    const Words what = say(N_("conformance cases"));
     if (!fs::exists(program)) {
         report.verdict(Verdict::NotBuilt, what,
-                       program.string() + " is missing; build it with: ninja -C " + run.kit.build.string() +
-                           " tools/validate/conformance-compare");
+                       say(N_("{0} is missing; build it with: ninja -C {1} tools/validate/conformance-compare"),
+                           program.string(), run.kit.build.string()));
         return;
     }
     const fs::path markdown = run.work_dir / "conformance.md";
@@ -32,7 +32,7 @@ void compare_conformance(ValidationReport& report, const ValidateRun& run) {
     if (run.real_is_sim) argv.insert(argv.end(), {"--real-side", "sim"});
     // --quick: two short programs, enough to show the comparison works end to end.
     if (run.quick) argv.insert(argv.end(), {"--program", "errors", "--program", "no-driver"});
-    report.line("Running `" + shell_quote(argv) + "`");
+    report.line(say(N_("Running `{}`"), shell_quote(argv)));
     const Captured result = capture(argv);
     if (!result.started) {
         report.verdict(Verdict::NotBuilt, what, result.start_error);
@@ -54,9 +54,10 @@ void compare_conformance(ValidationReport& report, const ValidateRun& run) {
     } else if (result.exited && result.exit_code == 1) {
         report.verdict(Verdict::Differs, what, last);
     } else if (result.exited && result.exit_code == 4) {
-        report.verdict(Verdict::Differs, what, "the real side could not run on this machine: " + last);
+        report.verdict(Verdict::Differs, what, say(N_("the real side could not run on this machine: {}"), last));
     } else {
-        report.verdict(Verdict::Differs, what, "conformance-compare ended with " + describe_end(result) + ": " + last);
+        report.verdict(Verdict::Differs, what,
+                       say(N_("conformance-compare ended with {0}: {1}"), describe_end(result), last));
     }
 }
 

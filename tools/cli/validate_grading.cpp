@@ -104,24 +104,24 @@ std::string skip_reasons(const judge::LessonResult& result, const std::string& c
     return text;
 }
 
-std::string tally(const judge::LessonResult& result) {
-    std::string text = number(result.score) + " / " + number(result.max_score) + " on runnable checks, " +
-                       std::to_string(cases_with(result, judge::CaseStatus::Passed)) + " passed, " +
-                       std::to_string(failed_cases(result)) + " failed";
+// The case names and reasons are the checker's own words, quoted as they are.
+Words tally(const judge::LessonResult& result) {
+    Words text = say(N_("{0} / {1} on runnable checks, {2} passed, {3} failed"), number(result.score),
+                     number(result.max_score), cases_with(result, judge::CaseStatus::Passed), failed_cases(result));
     std::string failed;
     for (const auto& test : result.cases)
         if (judge::counts_as_failed(test.status))
             failed += (failed.empty() ? "" : "; ") + test.name + (test.reason.empty() ? "" : " (" + test.reason + ")");
     if (!failed.empty() && failed_cases(result) <= 3) text += " [" + failed + "]";
     const int skipped = cases_with(result, judge::CaseStatus::Skipped);
-    if (skipped > 0) text += ", " + std::to_string(skipped) + " skipped (" + skip_reasons(result, "") + ")";
+    if (skipped > 0) text += say(N_(", {0} skipped ({1})"), skipped, skip_reasons(result, ""));
     return text;
 }
 
 // Why a lesson was not graded, in one line.
-std::string not_graded(const judge::LessonResult& result) {
+Words not_graded(const judge::LessonResult& result) {
     std::string problem = result.problem.substr(0, result.problem.find('\n'));
-    return (result.problem_kind.empty() ? "not graded" : result.problem_kind) + ": " + problem;
+    return (result.problem_kind.empty() ? say(N_("not graded")) : Words(result.problem_kind)) + ": " + problem;
 }
 
 // Grades the lesson's folder under `kit_folder` (solutions or exercises). Reports the lesson as not
@@ -129,10 +129,10 @@ std::string not_graded(const judge::LessonResult& result) {
 // saying what should have happened; the result only when it was graded.
 std::optional<judge::LessonResult> grade_lesson_folder(ValidationReport& report, const ValidateRun& run,
                                                        const judge::Lesson& lesson, const std::string& kit_folder,
-                                                       const std::string& what, const std::string& expected) {
+                                                       const Words& what, const Words& expected) {
     const auto folder = lesson_folder(run.kit.root / kit_folder, lesson.number);
     if (!folder) {
-        report.verdict(Verdict::NotTestable, what, "the kit has no " + kit_folder + "/ folder for this lesson");
+        report.verdict(Verdict::NotTestable, what, say(N_("the kit has no {}/ folder for this lesson"), kit_folder));
         return std::nullopt;
     }
     // Graded from a copy under the work folder, as a student's folder would be: the grading sandbox
@@ -151,31 +151,32 @@ std::optional<judge::LessonResult> grade_lesson_folder(ValidationReport& report,
 }
 
 void check_solution(ValidationReport& report, const ValidateRun& run, const judge::Lesson& lesson) {
-    const std::string what = "lesson " + std::to_string(lesson.number) + " reference solution";
-    const auto result = grade_lesson_folder(report, run, lesson, "solutions", what, "");
+    const Words what = say(N_("lesson {} reference solution"), lesson.number);
+    const auto result = grade_lesson_folder(report, run, lesson, "solutions", what, Words());
     if (!result) return;
     const bool full = failed_cases(*result) == 0 && cases_with(*result, judge::CaseStatus::Passed) > 0;
-    report.verdict(full ? Verdict::Agrees : Verdict::Differs, what + " (full marks expected)", tally(*result));
+    report.verdict(full ? Verdict::Agrees : Verdict::Differs, what + say(N_(" (full marks expected)")), tally(*result));
 }
 
 void check_skeleton(ValidationReport& report, const ValidateRun& run, const judge::Lesson& lesson) {
-    const std::string what = "lesson " + std::to_string(lesson.number) + " skeleton";
-    const auto result =
-        grade_lesson_folder(report, run, lesson, "exercises", what, "the skeleton should build and score near zero; ");
+    const Words what = say(N_("lesson {} skeleton"), lesson.number);
+    const auto result = grade_lesson_folder(report, run, lesson, "exercises", what,
+                                            say(N_("the skeleton should build and score near zero; ")));
     if (!result) return;
     const bool near_zero = result->score <= kSkeletonShare * result->max_score;
     report.verdict(near_zero ? Verdict::Agrees : Verdict::Differs,
-                   what + " (at most " + number(100 * kSkeletonShare) + "% expected)", tally(*result));
+                   what + say(N_(" (at most {} expected)"), number(100 * kSkeletonShare) + "%"), tally(*result));
 }
 
 void check_mutant(ValidationReport& report, const ValidateRun& run, const judge::Lesson& lesson,
                   const std::string& source, const Mutant& mutant) {
-    const std::string what = "lesson " + std::to_string(lesson.number) + " mutant " + mutant.file + " (must lose \"" +
-                             mutant.criterion + "\" only)";
+    // A criterion's name is the rubric's English, which the catalog translates (as check's table does).
+    const Words criterion_name(mutant.criterion, tr(mutant.criterion));
+    const Words what = say(N_("lesson {0} mutant {1} (must lose \"{2}\" only)"), lesson.number, mutant.file, criterion_name);
     const fs::path generated = run.kit.build / "checker" / "lessons" / lesson.id / "mutants" / mutant.file;
     if (!fs::exists(generated)) {
-        report.verdict(Verdict::NotBuilt, what, generated.string() + " was not generated (ninja -C " +
-                                                    run.kit.build.string() + " builds it)");
+        report.verdict(Verdict::NotBuilt, what,
+                       say(N_("{0} was not generated (ninja -C {1} builds it)"), generated.string(), run.kit.build.string()));
         return;
     }
     // The judge finds a lesson's file under <submission>/<lesson id>/<file name the lesson asks for>.
@@ -184,42 +185,44 @@ void check_mutant(ValidationReport& report, const ValidateRun& run, const judge:
     fs::copy_file(generated, submission / lesson.id / source, fs::copy_options::overwrite_existing);
     const auto result = grade(run, lesson, submission);
     if (result.outcome != judge::LessonOutcome::Graded) {
-        report.verdict(Verdict::Differs, what, "a mutant should build; " + not_graded(result));
+        report.verdict(Verdict::Differs, what, say(N_("a mutant should build; {}"), not_graded(result)));
         return;
     }
     const judge::CriterionResult* target = nullptr;
-    std::string others_lost;
+    Words others_lost;
     for (const auto& criterion : result.criteria) {
         if (criterion.criterion.name == mutant.criterion) target = &criterion;
-        else if (criterion.failed > 0) others_lost += (others_lost.empty() ? "" : ", ") + criterion.criterion.name;
+        else if (criterion.failed > 0)
+            others_lost += (others_lost.empty() ? "" : ", ") + Words(criterion.criterion.name, tr(criterion.criterion.name));
     }
     if (target == nullptr) {
-        report.verdict(Verdict::Differs, what, "the lesson's rubric has no criterion \"" + mutant.criterion + "\"");
+        report.verdict(Verdict::Differs, what, say(N_("the lesson's rubric has no criterion \"{}\""), mutant.criterion));
         return;
     }
-    const std::string counts = std::to_string(target->failed) + " of its " +
-                               std::to_string(target->passed + target->failed) + " runnable cases failed";
+    const Words counts =
+        say(N_("{0} of its {1} runnable cases failed"), target->failed, target->passed + target->failed);
     if (target->passed + target->failed == 0) {
         report.verdict(Verdict::NotTestable, what,
-                       "every case of \"" + mutant.criterion + "\" was skipped here: " + skip_reasons(result, mutant.criterion));
+                       say(N_("every case of \"{0}\" was skipped here: {1}"), criterion_name,
+                           skip_reasons(result, mutant.criterion)));
     } else if (!others_lost.empty()) {
-        report.verdict(Verdict::Differs, what, counts + ", but it also lost points in: " + others_lost);
+        report.verdict(Verdict::Differs, what, counts + say(N_(", but it also lost points in: {}"), others_lost));
     } else if (target->failed > 0) {
         report.verdict(Verdict::Agrees, what, counts);
     } else if (target->skipped > 0) {
         report.verdict(Verdict::NotTestable, what,
-                       "the cases this machine can run do not catch it; the ones that would were skipped: " +
-                           skip_reasons(result, mutant.criterion));
+                       say(N_("the cases this machine can run do not catch it; the ones that would were skipped: {}"),
+                           skip_reasons(result, mutant.criterion)));
     } else {
-        report.verdict(Verdict::Differs, what, "it kept every point: no case of \"" + mutant.criterion + "\" caught it");
+        report.verdict(Verdict::Differs, what,
+                       say(N_("it kept every point: no case of \"{}\" caught it"), criterion_name));
     }
 }
 
 }  // namespace
 
 void grade_known_answers(ValidationReport& report, const ValidateRun& run) {
-    report.section(std::string("Grading with --backend ") + (run.real_is_sim ? "sim" : "cuda") +
-                   ": solutions, skeletons and mutants");
+    report.section(say(N_("Grading with --backend {}: solutions, skeletons and mutants"), run.real_is_sim ? "sim" : "cuda"));
     std::vector<judge::Lesson> lessons;
     try {
         judge::LessonPaths paths;
@@ -228,28 +231,31 @@ void grade_known_answers(ValidationReport& report, const ValidateRun& run) {
         paths.lessons_build_dir = (run.kit.build / "checker" / "lessons").string();
         lessons = judge::load_lessons(paths);
     } catch (const std::exception& error) {
-        report.verdict(Verdict::Differs, "the checker's lessons", error.what());
+        report.verdict(Verdict::Differs, say(N_("the checker's lessons")), error.what());
         return;
     }
-    report.line("Seed of the random inputs: " + std::to_string(run.seed) + ". Lessons with a checker: " +
-                std::to_string(lessons.size()) + (run.quick ? "; --quick grades the first mutant of each criterion." : "."));
+    report.line(run.quick ? say(N_("Seed of the random inputs: {0}. Lessons with a checker: {1}; --quick grades the first "
+                                   "mutant of each criterion."),
+                                run.seed, lessons.size())
+                          : say(N_("Seed of the random inputs: {0}. Lessons with a checker: {1}."), run.seed, lessons.size()));
     if (!run.lessons.empty()) {
         std::erase_if(lessons, [&](const judge::Lesson& lesson) { return !run.lessons.count(lesson.number); });
         std::string chosen;
         for (int number : run.lessons) chosen += (chosen.empty() ? "" : ", ") + std::to_string(number);
-        report.line("Only these lessons are graded (--lesson): " + chosen + ".");
-        if (lessons.empty()) report.verdict(Verdict::Differs, "--lesson", "no lesson with a checker has the number " + chosen);
+        report.line(say(N_("Only these lessons are graded (--lesson): {}."), chosen));
+        if (lessons.empty())
+            report.verdict(Verdict::Differs, "--lesson", say(N_("no lesson with a checker has the number {}"), chosen));
     }
     for (const auto& lesson : lessons) {
-        report.line("Lesson " + std::to_string(lesson.number) + " (" + lesson.title + "):");
+        report.line(say(N_("Lesson {0} ({1}):"), lesson.number, Words(lesson.title, tr(lesson.title))));
         check_solution(report, run, lesson);
         check_skeleton(report, run, lesson);
         std::string source;
         const fs::path manifest = run.kit.root / "checker" / "lessons" / lesson.id / "mutants" / "manifest.json";
         std::vector<Mutant> mutants = read_manifest(manifest, &source);
         if (mutants.empty()) {
-            report.verdict(Verdict::NotTestable, "lesson " + std::to_string(lesson.number) + " mutants",
-                           "no mutants are listed in " + manifest.string());
+            report.verdict(Verdict::NotTestable, say(N_("lesson {} mutants"), lesson.number),
+                           say(N_("no mutants are listed in {}"), manifest.string()));
             continue;
         }
         if (source.empty() && !lesson.student_files.empty()) source = lesson.student_files.front();
@@ -261,8 +267,8 @@ void grade_known_answers(ValidationReport& report, const ValidateRun& run) {
 #else
 
 void grade_known_answers(ValidationReport& report, const ValidateRun&) {
-    report.section("Grading: solutions, skeletons and mutants");
-    report.verdict(Verdict::NotBuilt, "grading", "the checker is not part of this build of the kit");
+    report.section(say(N_("Grading: solutions, skeletons and mutants")));
+    report.verdict(Verdict::NotBuilt, say(N_("grading")), say(N_("the checker is not part of this build of the kit")));
 }
 
 #endif

@@ -55,19 +55,19 @@ std::vector<std::string> perf_arguments(const ValidateRun& run, int gpus) {
     return argv;
 }
 
-bool run_nccl_side(ValidationReport& report, const std::string& side, const fs::path& program,
+bool run_nccl_side(ValidationReport& report, const Words& side, const fs::path& program,
               const std::vector<std::string>& arguments,
               const std::vector<std::pair<std::string, std::string>>& environment, std::map<double, BusRow>* rows) {
     std::vector<std::string> argv = {program.string()};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     std::string shown;
     for (const auto& [name, value] : environment) shown += name + "=" + value + " ";
-    report.line("Running on " + side + ": `" + shown + shell_quote(argv) + "`");
+    report.line(say(N_("Running on {0}: `{1}`"), side, shown + shell_quote(argv)));
     const Captured captured = capture(argv, environment);
     *rows = parse_nccl_rows(captured.output);
     if (succeeded(captured) && !rows->empty()) return true;
-    report.verdict(Verdict::Differs, "nccl-perf on " + side,
-                   "it did not finish with a table (" + describe_end(captured) + "); its last lines:");
+    report.verdict(Verdict::Differs, say(N_("nccl-perf on {}"), side),
+                   say(N_("it did not finish with a table ({}); its last lines:"), describe_end(captured)));
     report.preformatted(last_lines(captured.output, 15));
     return false;
 }
@@ -75,26 +75,27 @@ bool run_nccl_side(ValidationReport& report, const std::string& side, const fs::
 }  // namespace
 
 void report_nccl(ValidationReport& report, const ValidateRun& run) {
-    report.section("NCCL all-reduce (algbw, busbw)");
+    report.section(say(N_("NCCL all-reduce (algbw, busbw)")));
     const int gpus = std::min(run.gpus, kNcclModelGpus);
+    const Words busbw = say(N_("NCCL all-reduce busbw"));
     if (gpus < 2) {
-        report.verdict(Verdict::NotTestable, "NCCL all-reduce busbw",
-                       "needs 2 GPUs or more (this run has " + std::to_string(run.gpus) +
-                           "; with one, an all-reduce moves nothing between GPUs and busbw is 0). With N GPUs it "
-                           "runs bench/nccl's nccl-perf --op all_reduce -g N from 1 MiB to 1 GiB on the GPUs and on "
-                           "the simulator's " + run.model_topology +
-                           " narrowed to N GPUs, and holds each size's bus bandwidth to the model (agreement " +
-                           bus_fixed(kRatioLow, 2) + " to " + bus_fixed(kRatioHigh, 2) + ")");
+        report.verdict(Verdict::NotTestable, busbw,
+                       say(N_("needs 2 GPUs or more (this run has {0}; with one, an all-reduce moves nothing between GPUs "
+                              "and busbw is 0). With N GPUs it runs bench/nccl's nccl-perf --op all_reduce -g N from "
+                              "1 MiB to 1 GiB on the GPUs and on the simulator's {1} narrowed to N GPUs, and holds each "
+                              "size's bus bandwidth to the model (agreement {2} to {3})"),
+                           run.gpus, run.model_topology, bus_fixed(kRatioLow, 2), bus_fixed(kRatioHigh, 2)));
         return;
     }
     const fs::path model_program = MGPU_NCCL_PERF_SIM;
     const fs::path real_program = run.real_is_sim ? model_program : fs::path(MGPU_NCCL_PERF_CUDA);
     for (const auto& program : {real_program, model_program}) {
         if (program.empty() || !fs::exists(program)) {
-            report.verdict(Verdict::NotBuilt, "NCCL all-reduce busbw",
-                           (program.empty() ? std::string("the GPU build of nccl-perf (needs NCCL beside nvcc)")
-                                            : program.string()) +
-                               " is not built (bench/nccl; ninja -C " + run.kit.build.string() + " builds it)");
+            report.verdict(Verdict::NotBuilt, busbw,
+                           say(N_("{0} is not built (bench/nccl; ninja -C {1} builds it)"),
+                               program.empty() ? say(N_("the GPU build of nccl-perf (needs NCCL beside nvcc)"))
+                                               : Words(program.string()),
+                               run.kit.build.string()));
             return;
         }
     }
@@ -104,17 +105,19 @@ void report_nccl(ValidationReport& report, const ValidateRun& run) {
     if (run.real_is_sim)
         real_environment = {{"MGPU_TOPOLOGY", run.real_topology}, {"CUDA_VISIBLE_DEVICES", narrowed.visible_devices()}};
     std::map<double, BusRow> real, model;
-    const bool real_ok = run_nccl_side(report, run.real_is_sim ? "the stand-in machine" : "the GPUs", real_program,
-                                  perf_arguments(run, gpus), real_environment, &real);
-    const bool model_ok = run_nccl_side(report, "the simulator", model_program, perf_arguments(run, gpus),
+    const bool real_ok = run_nccl_side(report, run.real_is_sim ? say(N_("the stand-in machine")) : say(N_("the GPUs")),
+                                       real_program, perf_arguments(run, gpus), real_environment, &real);
+    const bool model_ok = run_nccl_side(report, say(N_("the simulator")), model_program, perf_arguments(run, gpus),
                                    {{"MGPU_TOPOLOGY", run.model_topology},
                                     {"CUDA_VISIBLE_DEVICES", narrowed.visible_devices()}},
                                    &model);
     if (!real_ok || !model_ok) return;
 
-    Table table{{"size (B)", "real us", "real busbw GB/s", "model us", "model busbw GB/s", "ratio"}, {}};
+    Table table{{say(N_("size (B)")), say(N_("real us")), say(N_("real busbw GB/s")), say(N_("model us")),
+                 say(N_("model busbw GB/s")), say(N_("ratio"))},
+                {}};
     int compared = 0, outside = 0;
-    std::string worst;
+    Words worst;
     for (const auto& [size, measured] : real) {
         auto modelled = model.find(size);
         if (modelled == model.end() || size < kSmallestComparedBytes) continue;
@@ -122,21 +125,21 @@ void report_nccl(ValidationReport& report, const ValidateRun& run) {
         ++compared;
         if (!ratio_agrees(ratio)) {
             ++outside;
-            if (worst.empty()) worst = bus_fixed(size, 0) + " B at " + bus_fixed(ratio, 2);
+            if (worst.empty()) worst = say(N_("{0} B at {1}"), bus_fixed(size, 0), bus_fixed(ratio, 2));
         }
         table.rows.push_back({bus_fixed(size, 0), bus_fixed(measured.us, 2), bus_fixed(measured.busbw, 2),
                               bus_fixed(modelled->second.us, 2), bus_fixed(modelled->second.busbw, 2),
                               bus_fixed(ratio, 2) + (ratio_agrees(ratio) ? "" : " *")});
     }
     report.table(table);
-    const std::string what = "NCCL all-reduce busbw on " + std::to_string(gpus) + " GPUs";
+    const Words what = say(N_("NCCL all-reduce busbw on {} GPUs"), gpus);
     if (compared == 0) {
-        report.verdict(Verdict::Differs, what, "no size from 1 MiB up appears in both tables");
+        report.verdict(Verdict::Differs, what, say(N_("no size from 1 MiB up appears in both tables")));
         return;
     }
+    const Words within = say(N_("{0} of {1} sizes within the agreement range"), compared - outside, compared);
     report.verdict(outside == 0 ? Verdict::Agrees : Verdict::Differs, what,
-                   std::to_string(compared - outside) + " of " + std::to_string(compared) +
-                       " sizes within the agreement range" + (worst.empty() ? "" : "; first outside: " + worst));
+                   worst.empty() ? within : within + say(N_("; first outside: {}"), worst));
 }
 
 }  // namespace mgpu::cli

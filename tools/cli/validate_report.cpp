@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <iostream>
 
+#include "columns.h"
+#include "translate.h"
+
 namespace mgpu::cli {
 
 const char* verdict_label(Verdict verdict) {
     switch (verdict) {
-    case Verdict::Agrees: return "AGREE";
-    case Verdict::Differs: return "DIFFER";
-    case Verdict::NotTestable: return "NOT TESTABLE HERE";
-    case Verdict::NotBuilt: return "NOT BUILT";
+    case Verdict::Agrees: return N_("AGREE");
+    case Verdict::Differs: return N_("DIFFER");
+    case Verdict::NotTestable: return N_("NOT TESTABLE HERE");
+    case Verdict::NotBuilt: return N_("NOT BUILT");
     }
     return "?";
 }
@@ -28,17 +31,16 @@ std::string markdown_cell(const std::string& text) {
 
 std::string Table::terminal() const {
     std::vector<std::size_t> widths(header.size(), 0);
-    auto widen = [&](const std::vector<std::string>& row) {
-        for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    auto widen = [&](const std::vector<Words>& row) {
+        for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i)
+            widths[i] = std::max(widths[i], columns_of(row[i].shown));
     };
     widen(header);
     for (const auto& row : rows) widen(row);
-    auto format = [&](const std::vector<std::string>& row) {
+    auto format = [&](const std::vector<Words>& row) {
         std::string text = " ";
-        for (std::size_t i = 0; i < widths.size(); ++i) {
-            const std::string cell = i < row.size() ? row[i] : "";
-            text += " " + cell + std::string(widths[i] - cell.size() + 1, ' ');
-        }
+        for (std::size_t i = 0; i < widths.size(); ++i)
+            text += " " + pad_to_columns(i < row.size() ? row[i].shown : "", widths[i] + 1);
         while (!text.empty() && text.back() == ' ') text.pop_back();
         return text + "\n";
     };
@@ -49,13 +51,13 @@ std::string Table::terminal() const {
 
 std::string Table::markdown() const {
     std::string text = "|";
-    for (const auto& cell : header) text += " " + markdown_cell(cell) + " |";
+    for (const auto& cell : header) text += " " + markdown_cell(cell.english) + " |";
     text += "\n|";
     for (std::size_t i = 0; i < header.size(); ++i) text += "---|";
     text += "\n";
     for (const auto& row : rows) {
         text += "|";
-        for (std::size_t i = 0; i < header.size(); ++i) text += " " + markdown_cell(i < row.size() ? row[i] : "") + " |";
+        for (std::size_t i = 0; i < header.size(); ++i) text += " " + markdown_cell(i < row.size() ? row[i].english : "") + " |";
         text += "\n";
     }
     return text;
@@ -65,26 +67,28 @@ void ValidationReport::print(const std::string& text) {
     if (echo_) std::cout << text << std::flush;
 }
 
-void ValidationReport::title(const std::string& text) {
-    print(text + "\n");
-    markdown_ << "# " << text << "\n\n";
+void ValidationReport::title(const Words& text) {
+    print(text.shown + "\n");
+    markdown_ << "# " << text.english << "\n\n";
 }
 
-void ValidationReport::section(const std::string& heading) {
-    print("\n== " + heading + " ==\n");
-    markdown_ << "\n## " << heading << "\n\n";
+void ValidationReport::section(const Words& heading) {
+    print("\n== " + heading.shown + " ==\n");
+    markdown_ << "\n## " << heading.english << "\n\n";
 }
 
-void ValidationReport::line(const std::string& text) {
-    print(text + "\n");
-    markdown_ << text << "\n\n";
+void ValidationReport::line(const Words& text) {
+    print(text.shown + "\n");
+    markdown_ << text.english << "\n\n";
 }
 
-void ValidationReport::preformatted(const std::string& text) {
-    std::string body = text;
-    while (!body.empty() && body.back() == '\n') body.pop_back();
-    print(body + "\n");
-    markdown_ << "```\n" << body << "\n```\n\n";
+void ValidationReport::preformatted(const Words& text) {
+    auto trimmed = [](std::string body) {
+        while (!body.empty() && body.back() == '\n') body.pop_back();
+        return body;
+    };
+    print(trimmed(text.shown) + "\n");
+    markdown_ << "```\n" << trimmed(text.english) << "\n```\n\n";
 }
 
 void ValidationReport::table(const Table& rows) {
@@ -94,11 +98,11 @@ void ValidationReport::table(const Table& rows) {
 
 void ValidationReport::markdown_only(const std::string& text) { markdown_ << text << "\n"; }
 
-void ValidationReport::verdict(Verdict verdict, const std::string& what, const std::string& detail) {
+void ValidationReport::verdict(Verdict verdict, const Words& what, const Words& detail) {
     ++counts_[static_cast<int>(verdict)];
-    const std::string label = verdict_label(verdict);
-    print("  " + label + "  " + what + (detail.empty() ? "" : ": " + detail) + "\n");
-    markdown_ << "- **" << label << "** " << what << (detail.empty() ? "" : ": " + detail) << "\n";
+    const char* label = verdict_label(verdict);
+    print("  " + std::string(tr(label)) + "  " + what.shown + (detail.empty() ? "" : ": " + detail.shown) + "\n");
+    markdown_ << "- **" << label << "** " << what.english << (detail.empty() ? "" : ": " + detail.english) << "\n";
 }
 
 int ValidationReport::count(Verdict verdict) const { return counts_[static_cast<int>(verdict)]; }

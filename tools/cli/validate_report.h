@@ -1,11 +1,14 @@
-// What `validate` found, part by part: printed as it goes and kept for the markdown report
-// (--out FILE.md). Every check ends in one verdict; the verdicts decide the exit code and the
-// summary line.
+// What `validate` found, part by part: printed as it goes, in the user's language, and kept in
+// English for the markdown report (--out FILE.md, a record). Every check ends in one verdict; the
+// verdicts decide the exit code and the summary line, which is English on the terminal too
+// (scripts read it).
 #pragma once
 
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "report_words.h"
 
 namespace mgpu::cli {
 
@@ -20,8 +23,8 @@ const char* verdict_label(Verdict verdict);  // "AGREE", "DIFFER", "NOT TESTABLE
 
 // Rows of text cells, printed aligned on the terminal and as a markdown table.
 struct Table {
-    std::vector<std::string> header;
-    std::vector<std::vector<std::string>> rows;
+    std::vector<Words> header;
+    std::vector<std::vector<Words>> rows;
 
     std::string terminal() const;
     std::string markdown() const;
@@ -31,14 +34,14 @@ class ValidationReport {
 public:
     explicit ValidationReport(bool echo = true) : echo_(echo) {}
 
-    void title(const std::string& text);
-    void section(const std::string& heading);
-    void line(const std::string& text);             // a paragraph line, both outputs
-    void preformatted(const std::string& text);     // command output: a code block in markdown
+    void title(const Words& text);
+    void section(const Words& heading);
+    void line(const Words& text);                   // a paragraph line, both outputs
+    void preformatted(const Words& text);           // command output: a code block in markdown
     void table(const Table& rows);
     void markdown_only(const std::string& text);
     void terminal_only(const std::string& text) { print(text); }    // already markdown, and already printed another way
-    void verdict(Verdict verdict, const std::string& what, const std::string& detail);
+    void verdict(Verdict verdict, const Words& what, const Words& detail);
 
     int count(Verdict verdict) const;
     // 0 when nothing differs, 1 otherwise (callers handle "cannot run at all" themselves).

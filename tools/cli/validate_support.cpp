@@ -50,12 +50,12 @@ Captured capture(const std::vector<std::string>& argv, const std::vector<std::pa
 
 bool succeeded(const Captured& run) { return run.started && run.exited && run.exit_code == 0; }
 
-std::string describe_end(const Captured& run) {
-    if (!run.started) return "could not start: " + run.start_error;
-    if (run.out_of_time()) return "stopped after " + std::to_string(static_cast<int>(run.seconds)) + " s (its time limit)";
-    if (run.output_exceeded()) return "stopped for printing more than " + std::to_string(kOutputLimitBytes >> 20) + " MiB";
-    if (!run.exited) return "ended by " + judge::describe_signal(run.signal);
-    return "exit code " + std::to_string(run.exit_code);
+Words describe_end(const Captured& run) {
+    if (!run.started) return say(N_("could not start: {}"), run.start_error);
+    if (run.out_of_time()) return say(N_("stopped after {} s (its time limit)"), static_cast<int>(run.seconds));
+    if (run.output_exceeded()) return say(N_("stopped for printing more than {} MiB"), kOutputLimitBytes >> 20);
+    if (!run.exited) return say(N_("ended by {}"), judge::describe_signal(run.signal));
+    return say(N_("exit code {}"), run.exit_code);
 }
 
 }  // namespace mgpu::cli

@@ -50,7 +50,7 @@ bool succeeded(const Captured& run);
 
 // How the run ended, for reports: "exit code 3", "stopped after 600 s (its time limit)",
 // "ended by segmentation fault (SIGSEGV)...", "could not start: ...".
-std::string describe_end(const Captured& run);
+Words describe_end(const Captured& run);
 
 using judge::last_lines;
 

@@ -18,6 +18,7 @@
 
 #include "cli_invocation.h"
 #include "student_kit_copy.h"
+#include "test_summary.h"
 #include "exit_codes.h"
 #include "kit.h"
 #include "language.h"
@@ -232,4 +233,48 @@ TEST_CASE("watch finds the first failing check in a Japanese report") {
     CHECK(contains(screen, "expected: false\n" + mgpu::fill(ja("(tools/mgpu check {} shows every failed check)"), 3)));
     CHECK_FALSE(contains(screen, "the second failure"));
     CHECK(contains(screen, ja("Score") + " 0 / 100"));
+}
+
+TEST_CASE("topo's machine table speaks Japanese with --lang ja, and English as the simulator writes it") {
+    KitCopy kit;
+    const CliResult result = kit.run("--lang ja topo --topology islands-2x2");
+    CHECK(result.code == 0);
+    CHECK(contains(result.output, ja("Links (as nvidia-smi topo -m shows them):")));
+    CHECK(contains(result.output, ja("Legend:")));
+    CHECK(contains(result.output, "  GPU0  X     NV18  SYS   SYS\n"));   // nvidia-smi's labels stay as they are
+    const CliResult english = kit.run("topo --topology islands-2x2");
+    CHECK(contains(english.output, "Links (as nvidia-smi topo -m shows them):"));
+    CHECK_FALSE(contains(english.output, ja("Legend:")));
+}
+
+TEST_CASE("test's tally is Japanese but for its last line, which stays 'N passed, N failed'") {
+    choose_language("ja", Kit::configured().build / "po");
+    const SuiteTally result = tally({{"runtime", "FAIL", 1, "[doctest] test cases: 5 | 3 passed | 2 failed | 0 skipped\n"},
+                                     {"cuda-only", "SKIP", 77, ""}});
+    const std::string text = tally_report(result);
+    choose_language("en", Kit::configured().build / "po");
+    CHECK(contains(text, ja("Test programs that failed (their output is above):")));
+    CHECK(contains(text, "runtime: " + mgpu::fill(ja("{} test case(s) failed"), 2)));
+    CHECK(contains(text, mgpu::fill(ja("{} test program(s) skipped themselves (exit code 77)"), 1)));
+    CHECK(text.substr(text.rfind('\n', text.size() - 2) + 1) == "3 passed, 2 failed\n");
+}
+
+TEST_CASE("bench and validate speak Japanese on the terminal; validate's report file stays English") {
+    KitCopy kit;
+    CHECK(contains(kit.run("--lang ja bench").output, ja("Benches (run one with tools/mgpu bench NAME):")));
+    const fs::path report = kit.root / "validation.md";
+    const CliResult result =
+        kit.run("--lang ja validate --real-side sim --quick --gpus 2 --only machine --out '" + report.string() + "'");
+    CHECK(result.code == 0);
+    CHECK(contains(result.output, "== " + ja("Machine") + " =="));
+    CHECK(contains(result.output, mgpu::fill(ja("GPUs used: {}"), 2)));
+    CHECK(contains(result.output, ja("Links (as nvidia-smi topo -m shows them):")));
+    // The summary line is read by scripts: English, and the file's last line too.
+    CHECK(contains(result.output, "\nvalidate: PASS - "));
+    const std::string file = text_of(report);
+    CHECK(contains(file, "## Machine\n"));
+    CHECK(contains(file, "GPUs used: 2"));
+    CHECK(contains(file, "Links (as nvidia-smi topo -m shows them):"));
+    CHECK_FALSE(contains(file, ja("Machine")));
+    CHECK(contains(file, "\nvalidate: PASS - "));
 }
