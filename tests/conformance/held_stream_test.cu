@@ -25,6 +25,12 @@ __global__ void hold_until_raised(volatile int* flag, int* seen, unsigned long l
     *seen = *flag;
 }
 
+// Tells the host it has started, through page-locked memory the host spins on.
+__global__ void signal_host(volatile int* started)
+{
+    *started = 1;
+}
+
 namespace {
 
 struct HeldStream {
@@ -149,4 +155,19 @@ TEST_CASE("a 4-byte peer copy takes far longer staged through host memory than w
     CHECK(with_access < 3.0);
     CHECK(staged > 4.0 * with_access);
     CHECK(across_sockets > 4.0 * with_access);
+}
+
+TEST_CASE("a kernel that signals the host through page-locked memory reaches a host spinning on it") {
+    use_machine("h200");
+    int* started = nullptr;
+    REQUIRE(cudaHostAlloc(reinterpret_cast<void**>(&started), sizeof(int), cudaHostAllocPortable) == cudaSuccess);
+    volatile int* seen_by_host = started;
+    *seen_by_host = 0;
+    signal_host<<<1, 1>>>(started);
+    REQUIRE(cudaGetLastError() == cudaSuccess);
+    while (*seen_by_host == 0) {
+    }
+    CHECK(*seen_by_host == 1);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(cudaFreeHost(started) == cudaSuccess);
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "api_call.h"
+#include "held_kernel_watch.h"
 #include "cuda_runtime_api.h"
 #include "memory/memory.h"
 #include "mgpu/sim/kernel_submit.h"
@@ -311,6 +312,7 @@ cudaError_t launch_kernel(KernelLaunch&& launch, bool per_thread_default) {
 
     std::optional<Runtime::HeldKernel> held = pointers.fault.empty() ? polled_host_flag(launch) : std::nullopt;
     if (held) {
+        held->own_us = request.duration_us;
         request.duration_us = kNeverUs;
         request.memory_us = 0;
         request.stuck = "kernel " + launch.name + ", which polls a flag in page-locked host memory";
@@ -354,6 +356,7 @@ cudaError_t launch_kernel(KernelLaunch&& launch, bool per_thread_default) {
     if (held) {
         held->since_us = call.begin_us();
         r.held_kernels.emplace(queued.id, *held);
+        watch_held_kernels();
     }
     return call.done(cudaSuccess);
 }

@@ -119,6 +119,7 @@ struct Runtime {
         const volatile unsigned char* flag = nullptr;
         std::size_t size = 0;
         double since_us = 0;
+        double own_us = 0;   // its modelled time had it not waited
     };
     std::map<std::uint64_t, HeldKernel> held_kernels;
     // Called when a host thread would wait for a stuck operation: on GPUs it would wait forever, so

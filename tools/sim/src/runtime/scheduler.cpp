@@ -277,6 +277,18 @@ void release_held_kernels(double now_us) {
     for (const auto& [op, at_us] : released) end_stuck(op, at_us, true);
 }
 
+void release_quiet_held_kernels() {
+    Runtime& r = runtime();
+    std::vector<std::pair<std::uint64_t, double>> ends;
+    for (const auto& [op, held] : r.held_kernels) ends.emplace_back(op, held.since_us + held.own_us);
+    std::vector<std::uint64_t> released;
+    for (const auto& [op, end_us] : ends) {
+        end_stuck(op, end_us, true);
+        released.push_back(op);
+    }
+    run_until_done(released, false);
+}
+
 std::uint64_t stuck_cause(std::uint64_t op) {
     Runtime& r = runtime();
     std::set<std::uint64_t> closure;

@@ -82,6 +82,10 @@ void release_stuck(std::uint64_t op, double at_us);
 // Ends the held kernels whose host flag has changed (at `now_us`, the host call that follows the
 // change) or whose limit has passed; they then run as queued.
 void release_held_kernels(double now_us);
+// Runs the held kernels as kernels that never waited (their own modelled time from their start)
+// and what was queued behind them: the host is not raising a flag but waiting on one the kernel
+// writes (held_kernel_watch.h).
+void release_quiet_held_kernels();
 // The stuck operation that `op` waits for, directly or through its dependencies; 0 when none.
 std::uint64_t stuck_cause(std::uint64_t op);
 
