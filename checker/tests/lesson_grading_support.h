@@ -38,8 +38,8 @@ const TestedLesson& tested_lesson(int number);
 mgpu::judge::GradeRequest request_for(const TestedLesson& lesson, const std::string& submission_dir);
 
 // The CPU-time limit per case for submissions that loop forever on purpose: a fifth of real
-// grading's, so that each endless case costs seconds, not twenty. The reference test holds every
-// correct case to half of it.
+// grading's, so that each endless case costs seconds, not twenty. Correct code is graded under
+// grading's own limit, which the reference test holds every correct case to a quarter of.
 double endless_loop_cpu_seconds();
 
 std::string read_text(const std::string& path);

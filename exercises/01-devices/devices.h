@@ -64,7 +64,9 @@ private:
 };
 
 // Task 6. Calls work(d) once for every visible device d, each call on a host thread of its own with d
-// current on that thread, so that every allocation and launch of work(d) lands on device d. Returns when
-// every call has returned: cudaSuccess, or the first error that kept a device from being made current.
-// With no device, calls nothing and returns cudaSuccess.
+// current on that thread, so that every allocation and launch of work(d) lands on device d. The threads
+// may be std::threads or an OpenMP team, whose thread 0 is the calling thread itself; either way the
+// caller's current device is the same afterwards. Returns when every call has returned: cudaSuccess,
+// or the first error that kept a device from being made current. With no device, calls nothing and
+// returns cudaSuccess.
 cudaError_t for_each_device(const std::function<void(int device)>& work);

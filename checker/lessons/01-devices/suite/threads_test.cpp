@@ -1,5 +1,6 @@
 // Criterion "threads" (lesson section 1.11): for_each_device runs the work once per device, each on a
-// host thread of its own that made the device current first, so every allocation lands on it.
+// host thread of its own that made the device current first, so every allocation lands on it. The
+// calling thread may be one of them, as thread 0 of an OpenMP team is.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -59,9 +60,6 @@ void expect_one_thread_per_device() {
             return;
         const Visit& visit = range.first->second;
         threads.insert(visit.thread);
-        lesson3::expect(visit.thread != std::this_thread::get_id(),
-                        "work(" + std::to_string(d) + ") runs on a host thread of its own, not the caller's",
-                        "a new thread", "the caller's thread");
         lesson3::expect(visit.current == d, "inside work(" + std::to_string(d) + ") device " + std::to_string(d) +
                                                 " is current on its thread (a new thread starts on device 0)",
                         "device " + std::to_string(d), "device " + std::to_string(visit.current));
@@ -69,8 +67,13 @@ void expect_one_thread_per_device() {
                                                           lesson1::device_name(d),
                         "device " + std::to_string(d), "device " + std::to_string(visit.allocation_device));
     }
-    lesson3::expect(static_cast<int>(threads.size()) == devices, "each device's work runs on a different thread",
-                    std::to_string(devices) + " threads", std::to_string(threads.size()) + " threads");
+    // The caller's thread may take one device: an OpenMP team's thread 0 is the calling thread (section
+    // 1.11). What the header asks is a thread per device, none shared.
+    lesson3::expect(static_cast<int>(threads.size()) == devices,
+                    "each device's work runs on a host thread of its own, none shared with another device",
+                    std::to_string(devices) + " threads",
+                    std::to_string(threads.size()) + " threads" +
+                        (threads.size() == 1 && threads.count(std::this_thread::get_id()) == 1 ? ", the caller's" : ""));
     const auto extra = visits.size() - static_cast<std::size_t>(devices);
     lesson3::expect(extra == 0, "work is called only for visible devices", "no other calls",
                     std::to_string(extra) + " other call(s)");

@@ -63,7 +63,39 @@ int suite_host_thread() {
     return calls.empty() ? 0 : calls.back().host_thread;
 }
 
-// Finds each share's calls and operations in the window, by the host addresses its copies use.
+// The queue an operation went to. The legacy default stream (and cudaStreamPerThread) has the same
+// trace id on every device, yet each device has its own: work queued on stream 0 with device 1
+// current runs on device 1, in device 1's queue, as CUDA does it.
+struct Queue {
+    std::uint64_t stream = 0;
+    int device = -1;
+    bool operator==(const Queue&) const = default;
+};
+
+Queue queue_of(const mgpu::trace::DeviceOp& op) {
+    const bool default_stream = op.stream == mgpu::trace::kLegacyStream || op.stream == mgpu::trace::kPerThreadStream;
+    return Queue{op.stream, default_stream ? op.device : -1};
+}
+
+const mgpu::trace::DeviceOp* op_of(const std::vector<mgpu::trace::DeviceOp>& ops, const mgpu::trace::ApiCall* call) {
+    if (call == nullptr) return nullptr;
+    for (const auto& op : ops)
+        if (op.api_seq == call->seq) return &op;
+    return nullptr;
+}
+
+// A kernel that reads or writes the device memory at `address`.
+bool touches(const mgpu::trace::DeviceOp& op, long long address) {
+    const auto at = static_cast<std::uintptr_t>(address);
+    for (const auto& range : op.touches)
+        if (at >= range.begin && at < range.end) return true;
+    return false;
+}
+
+// Finds each share's calls and operations in the window, by the host addresses its copies use. The
+// share's kernel is the one that works on the device buffer its input was copied to, on whatever
+// stream it was launched (CUPTI's trace does not say which memory a kernel touched: there, a kernel
+// on the queue of the share's copies).
 void find_share_work(Run& result, const float* in, const float* out) {
     result.window = result.calls.calls();
     const auto ops = result.calls.ops();
@@ -77,24 +109,24 @@ void find_share_work(Run& result, const float* in, const float* out) {
                 call.args[1] == address(in + share.first))
                 work.copy_in = &call;
         if (work.copy_in == nullptr) continue;
+        const mgpu::trace::DeviceOp* in_op = op_of(ops, work.copy_in);
+        if (in_op == nullptr) continue;
         // The copy back of this share, not of another one that wrote to the same place: it follows the
-        // input copy on the same stream.
+        // input copy, from the same device.
         for (const auto& call : result.window)
             if (work.copy_out == nullptr && is_host_device_copy(call) && call.result == 0 && call.args.size() >= 2 &&
-                call.seq > work.copy_in->seq && call.stream == work.copy_in->stream &&
-                call.args[0] == address(out + share.first))
-                work.copy_out = &call;
-        std::uint64_t stream = 0;
-        bool found = false;
-        for (const auto& op : ops)
-            if (op.api_seq == work.copy_in->seq) {
-                stream = op.stream;
-                found = true;
+                call.seq > work.copy_in->seq && call.args[0] == address(out + share.first)) {
+                const mgpu::trace::DeviceOp* out_op = op_of(ops, &call);
+                if (out_op != nullptr && out_op->device == in_op->device) work.copy_out = &call;
             }
-        if (!found) continue;
-        for (const auto& op : ops)
-            if (op.stream == stream && op.kind != OpKind::EventRecord && op.kind != OpKind::StreamWait)
-                work.ops.push_back(op);
+        const mgpu::trace::DeviceOp* out_op = op_of(ops, work.copy_out);
+        const long long buffer = work.copy_in->args[0];
+        for (const auto& op : ops) {
+            if (op.kind == OpKind::EventRecord || op.kind == OpKind::StreamWait) continue;
+            const bool on_share_queue = queue_of(op) == queue_of(*in_op) || (out_op != nullptr && queue_of(op) == queue_of(*out_op));
+            const bool share_kernel = op.kind == OpKind::Kernel && op.api_seq > work.copy_in->seq && touches(op, buffer);
+            if (on_share_queue || share_kernel) work.ops.push_back(op);
+        }
     }
 }
 
