@@ -23,9 +23,11 @@ struct Rank {
 
 // Task 1 (each task is numbered the same way in collectives.cu). One communicator per listed device,
 // all made from this host thread: `ranks` gets one entry per device, entry i being rank i on devices[i],
-// with a non-blocking stream created on that device. An empty list gives ncclInvalidArgument. On any
-// failure nothing is left behind (no communicator, no stream) and `ranks` is empty. The caller's
-// current device is given back.
+// with a non-blocking stream created on that device. An empty list gives ncclInvalidArgument. A device
+// id that does not exist gives ncclInvalidArgument when checked against cudaGetDeviceCount first, or
+// ncclUnhandledCudaError from the cudaSetDevice that fails on it: either is right. On any failure
+// nothing is left behind (no communicator, no stream) and `ranks` is empty. The caller's current
+// device is given back.
 ncclResult_t open_ranks(const std::vector<int>& devices, std::vector<Rank>& ranks);
 
 // Task 2. buffers[i] holds `count` floats on ranks[i].device. Afterwards every element of every buffer
@@ -68,7 +70,7 @@ struct Replica {
 //     them on the same rank;
 //   - advance_activations (given) updates replica i's activations on the side stream, running on the
 //     GPU while the gradients are averaged.
-// `step` is passed to produce_gradients unchanged.
+// `step` is passed to produce_gradients unchanged. The caller's current device is given back.
 ncclResult_t train_step(const std::vector<Rank>& ranks, const std::vector<Replica>& replicas, int step);
 
 // Task 6. Waits until the work queued on every rank's stream is done, without blocking on any one
