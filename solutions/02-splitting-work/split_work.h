@@ -31,11 +31,13 @@ void free_host_buffer(float* buffer);
 
 // Tasks 4 and 6. out[i] = factor * in[i] for every element of every share, share d computed on
 // device d, all of it driven from the calling host thread. `in` and `out` are host memory holding the
-// plan's elements (page-locked ones let the devices work at the same time). Returns when every device
-// is done; releases everything it made on every path and gives the caller's current device back.
-// With `device_ms` not null it is resized to plan.size(): entry d is the time device d spent on its
-// share (input copy, kernel, output copy) in milliseconds, measured with events on that device, and 0
-// for an empty share. A plan with more shares than devices returns cudaErrorInvalidValue.
+// plan's elements (page-locked ones let the devices work at the same time); it copies straight from
+// and to them and pins no host memory of its own (section 2.6: pin once, outside the work). Returns
+// when every device is done; releases everything it made on every path and gives the caller's
+// current device back. With `device_ms` not null it is resized to plan.size(): entry d is the time
+// device d spent on its share (input copy, kernel, output copy) in milliseconds, measured with events
+// on that device, and 0 for an empty share. A plan with more shares than devices returns
+// cudaErrorInvalidValue.
 cudaError_t scale_on_devices(float* out, const float* in, float factor, const std::vector<Share>& plan,
                              std::vector<float>* device_ms);
 

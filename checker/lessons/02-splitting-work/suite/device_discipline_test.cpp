@@ -51,9 +51,10 @@ bool made_current(const Run& result, int d, const mgpu::trace::ApiCall& copy_in)
 bool expect_share_on_its_device(const Run& result, std::size_t d) {
     const int device = static_cast<int>(d);
     const ShareWork& work = result.shares[d];
-    if (!lesson3::expect(work.copy_in != nullptr, share_name(d) + "'s input is copied in from in + first with cudaMemcpyAsync",
-                         "a copy from in + " + std::to_string(result.plan[d].first), "no such copy found in the trace",
-                         nullptr, "2.4"))
+    if (!lesson3::expect(work.copy_in != nullptr, share_name(d) + "'s input is copied to a device with cudaMemcpyAsync",
+                         "a copy of " + std::to_string(result.plan[d].count * sizeof(float)) + " bytes from in + " +
+                             std::to_string(result.plan[d].first),
+                         "no host-to-device copy from there, nor one of that size", nullptr, "2.4"))
         return false;
     if (!lesson3::expect(made_current(result, device, *work.copy_in),
                          share_name(d) + "'s device is made current before its work: cudaSetDevice(" +

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 #include "device_data.h"
@@ -92,14 +93,34 @@ bool touches(const mgpu::trace::DeviceOp& op, long long address) {
     return false;
 }
 
-// Finds each share's calls and operations in the window, by the host addresses its copies use. The
-// share's kernel is the one that works on the device buffer its input was copied to, on whatever
-// stream it was launched (CUPTI's trace does not say which memory a kernel touched: there, a kernel
-// on the queue of the share's copies).
+// The first successful host-device copy of `kind` and `bytes` in the window, after `after`, that no
+// share has claimed yet, preferring one that ran on `device`.
+const mgpu::trace::ApiCall* staging_copy(const Run& result, const std::vector<mgpu::trace::DeviceOp>& ops, OpKind kind,
+                                         std::size_t bytes, int device, std::uint64_t after,
+                                         const std::set<std::uint64_t>& claimed) {
+    const mgpu::trace::ApiCall* fallback = nullptr;
+    for (const auto& call : result.window) {
+        if (!is_host_device_copy(call) || call.result != 0 || call.seq <= after || claimed.count(call.seq) == 1) continue;
+        const mgpu::trace::DeviceOp* op = op_of(ops, &call);
+        if (op == nullptr || op->kind != kind || op->bytes != bytes) continue;
+        if (op->device == device) return &call;
+        if (fallback == nullptr) fallback = &call;
+    }
+    return fallback;
+}
+
+// Finds each share's calls and operations in the window. Its copies are found by their host
+// addresses, in + first and out + first; a function that stages a share through a host buffer of
+// its own copies from and to that buffer instead, so a share left without a copy then takes the
+// first unclaimed copy of its size and direction, one on its own device first. The share's kernel
+// is the one that works on the device buffer its input was copied to, on whatever stream it was
+// launched (CUPTI's trace does not say which memory a kernel touched: there, a kernel on the queue
+// of the share's copies).
 void find_share_work(Run& result, const float* in, const float* out) {
     result.window = result.calls.calls();
     const auto ops = result.calls.ops();
     result.shares.assign(result.plan.size(), ShareWork{});
+    std::set<std::uint64_t> claimed;
     for (std::size_t d = 0; d < result.plan.size(); ++d) {
         const Share& share = result.plan[d];
         if (share.count == 0) continue;
@@ -108,6 +129,20 @@ void find_share_work(Run& result, const float* in, const float* out) {
             if (work.copy_in == nullptr && is_host_device_copy(call) && call.result == 0 && call.args.size() >= 2 &&
                 call.args[1] == address(in + share.first))
                 work.copy_in = &call;
+        if (work.copy_in != nullptr) claimed.insert(work.copy_in->seq);
+    }
+    const auto bytes_of = [&](std::size_t d) { return result.plan[d].count * sizeof(float); };
+    for (std::size_t d = 0; d < result.plan.size(); ++d) {
+        ShareWork& work = result.shares[d];
+        if (result.plan[d].count == 0 || work.copy_in != nullptr) continue;
+        work.copy_in = staging_copy(result, ops, OpKind::MemcpyHtoD, bytes_of(d), static_cast<int>(d), 0, claimed);
+        if (work.copy_in == nullptr) continue;
+        work.staged_in = true;
+        claimed.insert(work.copy_in->seq);
+    }
+    for (std::size_t d = 0; d < result.plan.size(); ++d) {
+        const Share& share = result.plan[d];
+        ShareWork& work = result.shares[d];
         if (work.copy_in == nullptr) continue;
         const mgpu::trace::DeviceOp* in_op = op_of(ops, work.copy_in);
         if (in_op == nullptr) continue;
@@ -119,6 +154,16 @@ void find_share_work(Run& result, const float* in, const float* out) {
                 const mgpu::trace::DeviceOp* out_op = op_of(ops, &call);
                 if (out_op != nullptr && out_op->device == in_op->device) work.copy_out = &call;
             }
+        if (work.copy_out == nullptr) {
+            const mgpu::trace::ApiCall* staged =
+                staging_copy(result, ops, OpKind::MemcpyDtoH, bytes_of(d), in_op->device, work.copy_in->seq, claimed);
+            const mgpu::trace::DeviceOp* staged_op = op_of(ops, staged);
+            if (staged_op != nullptr && staged_op->device == in_op->device) {
+                work.copy_out = staged;
+                work.staged_out = true;
+            }
+        }
+        if (work.copy_out != nullptr) claimed.insert(work.copy_out->seq);
         const mgpu::trace::DeviceOp* out_op = op_of(ops, work.copy_out);
         const long long buffer = work.copy_in->args[0];
         for (const auto& op : ops) {

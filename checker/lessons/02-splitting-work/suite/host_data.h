@@ -26,11 +26,14 @@ std::string plan_text(const std::vector<Share>& plan);   // "[3@0 3@3 2@6]"
 enum class Driver { OneThread, Threads };
 
 // One share's work as the trace shows it: the calls that copied its input in and its output out
-// (found by their host addresses, in + first and out + first), and every operation on the stream
+// (found by their host addresses, in + first and out + first, or, for a share staged through a host
+// buffer of the function's own, by their size and direction), and every operation on the stream
 // the input copy went to.
 struct ShareWork {
     const mgpu::trace::ApiCall* copy_in = nullptr;
     const mgpu::trace::ApiCall* copy_out = nullptr;
+    bool staged_in = false;    // copy_in reads a host buffer of the function's own, not in + first
+    bool staged_out = false;   // copy_out writes one, not out + first
     std::vector<mgpu::trace::DeviceOp> ops;   // copies and kernels on the share's stream, no event records
     double start_us() const;
     double end_us() const;

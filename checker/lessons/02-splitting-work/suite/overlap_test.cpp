@@ -30,6 +30,24 @@ const std::set<std::string>& waiting_calls() {
     return names;
 }
 
+bool pins_host_memory(const mgpu::trace::ApiCall& call) {
+    return call.name == "cudaMallocHost" || call.name == "cudaHostAlloc" || call.name == "cudaHostRegister";
+}
+
+// The caller's in and out are page-locked already (the header says so): a function that pins buffers
+// of its own pays for the pinning on every call, far more than the copies it was meant to speed up.
+void expect_pins_nothing_of_its_own(const Run& result) {
+    for (const auto& call : result.window) {
+        if (!pins_host_memory(call)) continue;
+        lesson3::expect(false,
+                        "scale_on_devices pins no host memory of its own: it copies straight from the caller's "
+                        "page-locked in and out (pin once, outside the work)",
+                        "no cudaMallocHost, cudaHostAlloc or cudaHostRegister during the call",
+                        call.text.empty() ? call.name : call.text, &call);
+        return;
+    }
+}
+
 // Between the first share's input copy and the last share's output copy, nothing waits.
 void expect_issue_loop_never_waits(const Run& result) {
     std::uint64_t first = 0, last = 0;
@@ -43,9 +61,11 @@ void expect_issue_loop_never_waits(const Run& result) {
     for (const auto& call : result.window) {
         if (call.seq < first || call.seq > last) continue;
         if (call.name == "cudaMemcpy" || (waiting_calls().count(call.name) == 1 && call.seq != first && call.seq != last)) {
+            const bool pinning = pins_host_memory(call) || call.name == "cudaFreeHost";
             lesson3::expect(false,
                             "the host queues every device's work before it waits for any: " + call.name +
-                                " inside the issue loop holds the next device back",
+                                " inside the issue loop holds the next device back" +
+                                (pinning ? " (pinning and unpinning host memory take milliseconds)" : ""),
                             "only cudaSetDevice, cudaMemcpyAsync, kernel launches and event records between the first "
                             "input copy and the last output copy",
                             call.text.empty() ? call.name : call.text, &call);
@@ -101,6 +121,7 @@ TEST_CASE("overlap across devices: scale_on_devices never waits while it queues 
     if (!lesson3::start({"hgx-h200-8"}, "even plan of 8388613 floats")) return;
     Run result;
     run(result, Driver::OneThread, even_plan((std::size_t{1} << 23) + 5, 8), 301, 0);
+    expect_pins_nothing_of_its_own(result);
     expect_issue_loop_never_waits(result);
 }
 
