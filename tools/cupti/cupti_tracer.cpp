@@ -252,6 +252,8 @@ void count_effects(CUpti_CallbackId id, const CUpti_CallbackData* data, int resu
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020: ++c.pinned_host_allocations; break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020: --c.pinned_host_allocations; break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000: ++c.registered_host_ranges; break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000: --c.registered_host_ranges; break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050: ++c.streams; break;

@@ -14,6 +14,7 @@ struct Counters {
     long streams = 0;                           // created minus destroyed
     long events = 0;
     long pinned_host_allocations = 0;
+    long registered_host_ranges = 0;            // cudaHostRegister minus cudaHostUnregister
     std::set<std::pair<int, int>> open_directions;   // (from, to) peer access enabled now
 };
 

@@ -166,6 +166,10 @@ std::size_t live_device_allocations(int device) { return cupti::live_device_allo
 std::size_t live_streams() { return static_cast<std::size_t>(cupti::counters().streams); }
 std::size_t live_events() { return static_cast<std::size_t>(cupti::counters().events); }
 std::size_t live_pinned_host_allocations() { return static_cast<std::size_t>(cupti::counters().pinned_host_allocations); }
+std::size_t live_page_locked_ranges() {
+    const cupti::Counters& c = cupti::counters();
+    return static_cast<std::size_t>(c.pinned_host_allocations + c.registered_host_ranges);
+}
 
 bool peer_access_enabled(int from, int to) { return cupti::counters().open_directions.count({from, to}) != 0; }
 

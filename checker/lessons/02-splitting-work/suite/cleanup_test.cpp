@@ -23,6 +23,15 @@ const mgpu::trace::ApiCall* first_successful(const Run& result, const std::strin
     return nullptr;
 }
 
+// The first call that pinned host memory, however it was pinned.
+const mgpu::trace::ApiCall* first_pinning(const Run& result) {
+    for (const auto& call : result.window)
+        if ((call.name == "cudaMallocHost" || call.name == "cudaHostAlloc" || call.name == "cudaHostRegister") &&
+            call.result == 0)
+            return &call;
+    return nullptr;
+}
+
 std::size_t count_successful(const Run& result, const std::string& name) {
     std::size_t count = 0;
     for (const auto& call : result.window) count += call.name == name && call.result == 0;
@@ -60,9 +69,9 @@ void expect_released(const Run& result) {
                     first_successful(result, "cudaEventCreate") != nullptr ? first_successful(result, "cudaEventCreate")
                                                                            : first_successful(result, "cudaEventCreateWithFlags"));
     lesson3::expect(result.pinned_after == result.pinned_before,
-                    what + " gives back any page-locked memory it allocates (cudaFreeHost)",
-                    std::to_string(result.pinned_before) + " page-locked allocations, as before",
-                    std::to_string(result.pinned_after), first_successful(result, "cudaMallocHost"));
+                    what + " gives back any page-locked memory it makes (cudaFreeHost, cudaHostUnregister)",
+                    std::to_string(result.pinned_before) + " page-locked buffers, as before",
+                    std::to_string(result.pinned_after), first_pinning(result));
 }
 
 }  // namespace
@@ -111,7 +120,7 @@ TEST_CASE("cleanup: after a failed allocation on the third device, nothing is le
 
 TEST_CASE("cleanup: free_host_buffer gives the page-locked memory of allocate_host_buffer back") {
     if (!lesson3::start({"h200"}, "three buffers of 4096 floats")) return;
-    const std::size_t before = mgpu::sim::live_pinned_host_allocations();
+    const std::size_t before = mgpu::sim::live_page_locked_ranges();
     lesson3::StudentCalls allocating;
     std::vector<float*> buffers;
     for (int i = 0; i < 3; ++i)
@@ -125,9 +134,10 @@ TEST_CASE("cleanup: free_host_buffer gives the page-locked memory of allocate_ho
         for (float* buffer : buffers) free_host_buffer(buffer);
         free_host_buffer(nullptr);
     });
-    const std::size_t after = mgpu::sim::live_pinned_host_allocations();
-    lesson3::expect(after == before, "free_host_buffer releases what allocate_host_buffer pinned (cudaFreeHost)",
-                    std::to_string(before) + " page-locked allocations, as before the three buffers",
+    const std::size_t after = mgpu::sim::live_page_locked_ranges();
+    lesson3::expect(after == before, "free_host_buffer releases what allocate_host_buffer pinned (cudaFreeHost, or "
+                    "cudaHostUnregister for memory pinned in place)",
+                    std::to_string(before) + " page-locked buffers, as before the three buffers",
                     std::to_string(after));
     lesson3::expect_no_error_left(freeing, "free_host_buffer");
 }

@@ -54,7 +54,7 @@ void take_counters(std::vector<std::size_t>& bytes, std::size_t& streams, std::s
         bytes.push_back(mgpu::sim::device_bytes_in_use(device));
     streams = mgpu::sim::live_streams();
     events = mgpu::sim::live_events();
-    pinned = mgpu::sim::live_pinned_host_allocations();
+    pinned = mgpu::sim::live_page_locked_ranges();
 }
 
 int suite_host_thread() {
@@ -109,27 +109,34 @@ const mgpu::trace::ApiCall* staging_copy(const Run& result, const std::vector<mg
     return fallback;
 }
 
+bool within(long long at, const float* first, std::size_t count) {
+    return at >= address(first) && at < address(first + count);
+}
+
 // Finds each share's calls and operations in the window. Its copies are found by their host
-// addresses, in + first and out + first; a function that stages a share through a host buffer of
-// its own copies from and to that buffer instead, so a share left without a copy then takes the
-// first unclaimed copy of its size and direction, one on its own device first. The share's kernel
-// is the one that works on the device buffer its input was copied to, on whatever stream it was
-// launched (CUPTI's trace does not say which memory a kernel touched: there, a kernel on the queue
-// of the share's copies).
+// addresses, within [in + first, in + first + count) and the same range of out, so a share copied in
+// pieces (on several streams of its device, say) is found whole; a function that stages a share
+// through a host buffer of its own copies from and to that buffer instead, so a share left without
+// a copy then takes the first unclaimed copy of its size and direction, one on its own device first.
+// The share's kernels are those that work on a device buffer its input was copied to, on whatever
+// stream they were launched (CUPTI's trace does not say which memory a kernel touched: there, a
+// kernel on the queue of one of the share's copies).
 void find_share_work(Run& result, const float* in, const float* out) {
     result.window = result.calls.calls();
     const auto ops = result.calls.ops();
     result.shares.assign(result.plan.size(), ShareWork{});
+    std::vector<std::vector<const mgpu::trace::ApiCall*>> ins(result.plan.size()), outs(result.plan.size());
     std::set<std::uint64_t> claimed;
     for (std::size_t d = 0; d < result.plan.size(); ++d) {
         const Share& share = result.plan[d];
         if (share.count == 0) continue;
-        ShareWork& work = result.shares[d];
         for (const auto& call : result.window)
-            if (work.copy_in == nullptr && is_host_device_copy(call) && call.result == 0 && call.args.size() >= 2 &&
-                call.args[1] == address(in + share.first))
-                work.copy_in = &call;
-        if (work.copy_in != nullptr) claimed.insert(work.copy_in->seq);
+            if (is_host_device_copy(call) && call.result == 0 && call.args.size() >= 2 &&
+                within(call.args[1], in + share.first, share.count)) {
+                ins[d].push_back(&call);
+                claimed.insert(call.seq);
+            }
+        if (!ins[d].empty()) result.shares[d].copy_in = ins[d].front();
     }
     const auto bytes_of = [&](std::size_t d) { return result.plan[d].count * sizeof(float); };
     for (std::size_t d = 0; d < result.plan.size(); ++d) {
@@ -138,6 +145,7 @@ void find_share_work(Run& result, const float* in, const float* out) {
         work.copy_in = staging_copy(result, ops, OpKind::MemcpyHtoD, bytes_of(d), static_cast<int>(d), 0, claimed);
         if (work.copy_in == nullptr) continue;
         work.staged_in = true;
+        ins[d].push_back(work.copy_in);
         claimed.insert(work.copy_in->seq);
     }
     for (std::size_t d = 0; d < result.plan.size(); ++d) {
@@ -146,30 +154,40 @@ void find_share_work(Run& result, const float* in, const float* out) {
         if (work.copy_in == nullptr) continue;
         const mgpu::trace::DeviceOp* in_op = op_of(ops, work.copy_in);
         if (in_op == nullptr) continue;
-        // The copy back of this share, not of another one that wrote to the same place: it follows the
-        // input copy, from the same device.
+        // The copies back of this share, not of another one that wrote to the same place: they follow
+        // its first input copy, from the same device.
         for (const auto& call : result.window)
-            if (work.copy_out == nullptr && is_host_device_copy(call) && call.result == 0 && call.args.size() >= 2 &&
-                call.seq > work.copy_in->seq && call.args[0] == address(out + share.first)) {
+            if (is_host_device_copy(call) && call.result == 0 && call.args.size() >= 2 && call.seq > work.copy_in->seq &&
+                within(call.args[0], out + share.first, share.count)) {
                 const mgpu::trace::DeviceOp* out_op = op_of(ops, &call);
-                if (out_op != nullptr && out_op->device == in_op->device) work.copy_out = &call;
+                if (out_op != nullptr && out_op->device == in_op->device) outs[d].push_back(&call);
             }
-        if (work.copy_out == nullptr) {
+        if (outs[d].empty()) {
             const mgpu::trace::ApiCall* staged =
                 staging_copy(result, ops, OpKind::MemcpyDtoH, bytes_of(d), in_op->device, work.copy_in->seq, claimed);
             const mgpu::trace::DeviceOp* staged_op = op_of(ops, staged);
             if (staged_op != nullptr && staged_op->device == in_op->device) {
-                work.copy_out = staged;
+                outs[d].push_back(staged);
                 work.staged_out = true;
             }
         }
-        if (work.copy_out != nullptr) claimed.insert(work.copy_out->seq);
-        const mgpu::trace::DeviceOp* out_op = op_of(ops, work.copy_out);
-        const long long buffer = work.copy_in->args[0];
+        for (const auto* call : outs[d]) claimed.insert(call->seq);
+        if (!outs[d].empty()) work.copy_out = outs[d].back();
+        // The queues the share's copies went to, and the device buffers its input went to.
+        std::vector<Queue> queues;
+        std::vector<long long> buffers;
+        for (const auto* call : ins[d]) {
+            buffers.push_back(call->args[0]);
+            if (const auto* op = op_of(ops, call)) queues.push_back(queue_of(*op));
+        }
+        for (const auto* call : outs[d])
+            if (const auto* op = op_of(ops, call)) queues.push_back(queue_of(*op));
         for (const auto& op : ops) {
             if (op.kind == OpKind::EventRecord || op.kind == OpKind::StreamWait) continue;
-            const bool on_share_queue = queue_of(op) == queue_of(*in_op) || (out_op != nullptr && queue_of(op) == queue_of(*out_op));
-            const bool share_kernel = op.kind == OpKind::Kernel && op.api_seq > work.copy_in->seq && touches(op, buffer);
+            const bool on_share_queue = std::find(queues.begin(), queues.end(), queue_of(op)) != queues.end();
+            bool share_kernel = false;
+            if (op.kind == OpKind::Kernel && op.api_seq > work.copy_in->seq)
+                for (long long buffer : buffers) share_kernel = share_kernel || touches(op, buffer);
             if (on_share_queue || share_kernel) work.ops.push_back(op);
         }
     }

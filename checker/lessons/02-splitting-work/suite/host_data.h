@@ -25,10 +25,10 @@ std::string plan_text(const std::vector<Share>& plan);   // "[3@0 3@3 2@6]"
 
 enum class Driver { OneThread, Threads };
 
-// One share's work as the trace shows it: the calls that copied its input in and its output out
-// (found by their host addresses, in + first and out + first, or, for a share staged through a host
-// buffer of the function's own, by their size and direction), and every operation on the stream
-// the input copy went to.
+// One share's work as the trace shows it: the first call that copied its input in and the last that
+// copied its output out (found by their host addresses, within the share's range of in and of out,
+// or, for a share staged through a host buffer of the function's own, by their size and direction),
+// and every operation on the streams its copies went to.
 struct ShareWork {
     const mgpu::trace::ApiCall* copy_in = nullptr;
     const mgpu::trace::ApiCall* copy_out = nullptr;

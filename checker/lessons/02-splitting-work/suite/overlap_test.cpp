@@ -157,7 +157,7 @@ TEST_CASE("overlap across devices: on one GPU nothing waits between the input co
 
 TEST_CASE("overlap across devices: allocate_host_buffer gives page-locked memory, nullptr for 0 floats") {
     if (!lesson3::start({"h200"}, "buffers of 1000 and 0 floats")) return;
-    const std::size_t pinned_before = mgpu::sim::live_pinned_host_allocations();
+    const std::size_t pinned_before = mgpu::sim::live_page_locked_ranges();
     lesson3::StudentCalls calls;
     float* buffer = calls.watch("allocate_host_buffer(1000)", [] { return allocate_host_buffer(1000); });
     if (!lesson3::expect(buffer != nullptr, "allocate_host_buffer(1000) gives a buffer", "a pointer", "nullptr"))
@@ -165,9 +165,9 @@ TEST_CASE("overlap across devices: allocate_host_buffer gives page-locked memory
     cudaPointerAttributes attributes{};
     const cudaError_t status = cudaPointerGetAttributes(&attributes, buffer);
     lesson3::expect(status == cudaSuccess && attributes.type == cudaMemoryTypeHost &&
-                        mgpu::sim::live_pinned_host_allocations() == pinned_before + 1,
-                    "allocate_host_buffer gives page-locked memory (cudaMallocHost), which the copy engines use "
-                    "without holding up the host",
+                        mgpu::sim::live_page_locked_ranges() == pinned_before + 1,
+                    "allocate_host_buffer gives page-locked memory (cudaMallocHost, or cudaHostRegister on memory "
+                    "of its own), which the copy engines use without holding up the host",
                     "cudaPointerGetAttributes answers cudaMemoryTypeHost",
                     "pageable memory (malloc or new): every cudaMemcpyAsync from it makes the host wait",
                     nullptr);

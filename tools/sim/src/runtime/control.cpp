@@ -133,6 +133,13 @@ std::size_t live_pinned_host_allocations() {
     return mem::live_host_allocations();
 }
 
+std::size_t live_page_locked_ranges() {
+    std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
+    std::size_t count = 0;
+    for (const auto& range : mem::host_ranges()) count += (range.flags & mem::kManagedMemory) == 0 ? 1 : 0;
+    return count;
+}
+
 bool peer_access_enabled(int from, int to) {
     std::lock_guard<std::recursive_mutex> lock(runtime().mutex);
     if (!valid_device(from) || !valid_device(to)) return false;

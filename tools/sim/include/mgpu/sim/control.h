@@ -88,6 +88,9 @@ std::size_t live_device_allocations(int device);
 std::size_t live_streams();
 std::size_t live_events();
 std::size_t live_pinned_host_allocations();
+// Page-locked host ranges alive now: those cudaMallocHost and cudaHostAlloc made and those
+// cudaHostRegister pinned in place. Either is the page-locked memory a copy engine works on.
+std::size_t live_page_locked_ranges();
 
 // The id a live stream has in the trace (ApiCall::stream, DeviceOp::stream); 0 (the legacy
 // stream's) for a null handle or one that is not a live stream.
