@@ -14,6 +14,7 @@ namespace mgpu::judge {
 struct GradeRequest {
     std::string kit_root;            // the kit's source folder (holds checker/, exercises/, lessons/)
     std::string submission_dir;      // holds NN-name/<file>, as exercises/ does (or is itself one lesson's folder)
+    bool refuse_linked_folder = false;   // submission_dir itself may not be a symbolic link (a class's student folder)
     int lesson = 0;                  // 0 = every lesson the submission has a folder for
     std::string json_out;            // Gradescope results.json ("" = none)
     std::string junit_out;           // JUnit XML ("" = none)

@@ -4,6 +4,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -41,7 +42,16 @@ std::string display_root(const std::string& submission_dir) {
 struct Located {
     std::vector<SubmissionFile> files;
     std::vector<std::string> missing;
+    std::vector<std::string> linked;   // a file, or its lesson folder, that is a symbolic link
 };
+
+// The judge reads the student's files outside the sandbox, so a link would let a submission hand in
+// any file the judge can read (another checkout's solution, /etc/passwd) as its own: a link is
+// refused, never followed.
+bool is_link(const fs::path& path) {
+    std::error_code error;
+    return fs::is_symlink(fs::symlink_status(path, error));
+}
 
 // DIR/<lesson>/<file>, as in exercises/; or DIR/<file> when DIR is that lesson's folder itself.
 Located locate_files(const Lesson& lesson, const GradeRequest& request, bool lesson_named) {
@@ -49,13 +59,24 @@ Located locate_files(const Lesson& lesson, const GradeRequest& request, bool les
     const fs::path dir(request.submission_dir);
     const std::string shown = display_root(request.submission_dir);
     const bool dir_is_lesson = dir.filename() == lesson.id || (dir.filename().empty() && dir.parent_path().filename() == lesson.id);
+    if (request.refuse_linked_folder && is_link(dir)) {
+        located.linked.push_back(shown);
+        return located;
+    }
     for (const auto& name : lesson.student_files) {
         std::error_code error;
         const fs::path nested = dir / lesson.id / name;
         const fs::path flat = dir / name;
-        if (fs::is_regular_file(nested, error)) {
+        const bool flat_taken = dir_is_lesson || lesson_named;
+        if (is_link(dir / lesson.id)) {
+            located.linked.push_back(join_display(shown, lesson.id));
+        } else if (is_link(nested)) {
+            located.linked.push_back(join_display(join_display(shown, lesson.id), name));
+        } else if (!fs::exists(fs::symlink_status(nested, error)) && flat_taken && is_link(flat)) {
+            located.linked.push_back(join_display(shown, name));
+        } else if (fs::is_regular_file(nested, error)) {
             located.files.push_back({name, nested.string(), join_display(join_display(shown, lesson.id), name)});
-        } else if ((dir_is_lesson || lesson_named) && fs::is_regular_file(flat, error)) {
+        } else if (flat_taken && fs::is_regular_file(flat, error)) {
             located.files.push_back({name, flat.string(), join_display(shown, name)});
         } else {
             located.missing.push_back(join_display(join_display(shown, lesson.id), name));
@@ -105,6 +126,16 @@ void grade_lesson(const Lesson& lesson, const GradeRequest& request, bool lesson
     for (const auto& name : lesson.student_files) result->submission_files.push_back(name);
 
     Located located = locate_files(lesson, request, lesson_named);
+    if (!located.linked.empty()) {
+        result->outcome = LessonOutcome::NotBuilt;
+        result->problem_kind = "symbolic link";
+        for (const auto& path : std::set<std::string>(located.linked.begin(), located.linked.end())) {
+            result->problem += (result->problem.empty() ? "" : "\n") + path +
+                               " is a symbolic link, which the grader does not follow: hand in the files themselves, "
+                               "in place of the link (a copy, not a link).";
+        }
+        return;
+    }
     if (!located.missing.empty()) {
         result->outcome = LessonOutcome::NotBuilt;
         result->problem_kind = "missing file";

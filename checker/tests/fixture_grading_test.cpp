@@ -262,6 +262,55 @@ TEST_CASE("a missing file is named with the path the student should use") {
     CHECK(report.exit_code() == 3);
 }
 
+// A link would let a submission hand in any file the judge can read as its own: the kit's hidden
+// solution, another checkout, /etc/passwd. Each is refused, never followed, and nothing of what it
+// names reaches the report.
+TEST_CASE("a submission file, lesson folder or class folder that is a symbolic link is refused, not followed") {
+    const fs::path root = fs::path(MGPU_CHECKER_TEST_CACHE) / "linked-submissions";
+    fs::remove_all(root);
+    const fs::path good = fs::absolute(fs::path(MGPU_FIXTURE_SUBMISSIONS) / "good" / "90-fixture" / "arith.cpp");
+    fs::create_directories(root / "file" / "90-fixture");
+    fs::create_symlink(good, root / "file" / "90-fixture" / "arith.cpp");
+    fs::create_directories(root / "passwd" / "90-fixture");
+    fs::create_symlink("/etc/passwd", root / "passwd" / "90-fixture" / "arith.cpp");
+    fs::create_directories(root / "folder");
+    fs::create_directories(root / "real" / "90-fixture");
+    fs::copy_file(good, root / "real" / "90-fixture" / "arith.cpp");
+    fs::create_directory_symlink(root / "real" / "90-fixture", root / "folder" / "90-fixture");
+    fs::create_directory_symlink(root / "real", root / "student");
+
+    struct Linked {
+        const char* folder;
+        const char* named;   // the path the message names
+        bool refuse_linked_folder;
+    };
+    for (const Linked& linked : {Linked{"file", "file/90-fixture/arith.cpp", false},
+                                 Linked{"passwd", "passwd/90-fixture/arith.cpp", false},
+                                 Linked{"folder", "folder/90-fixture", false}, Linked{"student", "student", true}}) {
+        CAPTURE(linked.folder);
+        GradeRequest request = fixture_request("good");
+        request.submission_dir = (root / linked.folder).string();
+        request.refuse_linked_folder = linked.refuse_linked_folder;
+        GradeReport report = grade_submission(request);
+        const std::string text = terminal_report(report, false, false);
+        INFO(text);
+        REQUIRE(report.lessons.size() == 1);
+        CHECK(report.lessons[0].outcome == LessonOutcome::NotBuilt);
+        CHECK(report.lessons[0].problem_kind == "symbolic link");
+        CHECK(contains(report.lessons[0].problem, linked.named));
+        CHECK(report.lessons[0].score == 0);
+        CHECK(report.exit_code() == 3);
+        CHECK_FALSE(contains(text, "root:"));
+    }
+    // The same folder as a copy is graded, and a folder the user names through a link is too: only a
+    // class's student folders must be folders of their own.
+    GradeRequest request = fixture_request("good");
+    request.submission_dir = (root / "real").string();
+    CHECK(grade_submission(request).exit_code() == 0);
+    request.submission_dir = (root / "student").string();
+    CHECK(grade_submission(request).exit_code() == 0);
+}
+
 TEST_CASE("a broken kit is exit code 4 with a message, never a crash") {
     GradeRequest request = fixture_request("good");
     request.lessons_dir = "/nonexistent/lessons";

@@ -116,6 +116,8 @@ struct Grader {
         judge::GradeRequest request;
         request.kit_root = kit.root.string();
         request.submission_dir = fs::absolute(student.folder).lexically_normal().string();
+        // A student folder that links elsewhere would grade whatever it names (another student's, a solution).
+        request.refuse_linked_folder = true;
         request.lesson = lesson.number;
         request.topology = settings.topology;
         request.backend = settings.backend;
