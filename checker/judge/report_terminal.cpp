@@ -89,7 +89,11 @@ void write_case(std::ostringstream& out, const LessonResult& lesson, const CaseR
     if (!test.timeline_file.empty())
         out << "      timeline: " << printable(test.timeline_file) << " (open it in a web browser: what ran on each GPU, and when)\n";
     if (!test.output_tail.empty() && test.status != CaseStatus::Failed) {
-        out << "      " << tr("last output of the program:") << "\n" << indent(printable(test.output_tail), "        | ");
+        // Fenced, each line behind "| ": what the student's code printed can never pass for the
+        // kit's own lines (a fake "Score 100 / 100" just above the real one).
+        static const std::string rule = "        +" + std::string(60, '-') + "\n";
+        out << "      " << tr("last output of the program (printed by your code, not by the grader):") << "\n"
+            << rule << indent(printable(test.output_tail), "        | ") << rule;
     }
 }
 

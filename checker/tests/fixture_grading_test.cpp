@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -194,6 +195,27 @@ TEST_CASE("exit(0) with a printed fake summary gives no verdict for that case") 
     CHECK(contains(add.reason, "no verdict"));
     CHECK(contains(add.output_tail, "SUCCESS"));
     CHECK(count_status(report, CaseStatus::Passed) == 5);
+    CHECK(report.exit_code() == 1);
+}
+
+TEST_CASE("what the code prints is fenced in the report, so a printed fake score cannot pass for the grader's") {
+    GradeReport report = grade("fake_score");
+    const CaseResult& add = find_case(report, "sums: add of small numbers");
+    CHECK(add.status == CaseStatus::Crashed);
+    REQUIRE(contains(add.output_tail, "Score 100 / 100"));
+    const std::string text = terminal_report(report, false, false);
+    INFO(text);
+    std::istringstream lines(text);
+    std::string line, last_score;
+    bool fenced = false;
+    while (std::getline(lines, line)) {
+        if (line.find("+----") != std::string::npos) fenced = true;
+        if (line.find("Score 100 / 100") != std::string::npos || line.find("42 passed") != std::string::npos)
+            CHECK(line.rfind("        | ", 0) == 0);
+        if (line.rfind("Score ", 0) == 0) last_score = line;
+    }
+    CHECK(fenced);
+    CHECK(last_score.rfind("Score 100 / 100", 0) != 0);
     CHECK(report.exit_code() == 1);
 }
 
