@@ -1,6 +1,7 @@
 // restart_case_with_environment: the same checker binary, the same case, a new process. The judge
-// keeps reading the same result descriptor; only the nonce needs a new way in, since the student's
-// code must never see it: a fresh pipe, read and closed by the new process before any case starts.
+// keeps reading the same result descriptor; only the key (and the next record's place) needs a
+// new way in, since the student's code must never see it: a fresh pipe, read and closed by the
+// new process before any case starts.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -24,20 +25,19 @@ std::string restart_case_with_environment() {
     if (run.argv.empty()) return "the checker's command line is unknown";
 
     std::vector<std::string> arguments;
-    int nonce_pipe[2] = {-1, -1};
+    int key_pipe[2] = {-1, -1};
     if (detail::judge_attached()) {
-        if (::pipe(nonce_pipe) != 0) return std::string("no pipe for the restart: ") + std::strerror(errno);
-        const std::string line = run.nonce + "\n";
-        if (::write(nonce_pipe[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-            ::close(nonce_pipe[0]);
-            ::close(nonce_pipe[1]);
-            return "the restart could not pass the run's nonce on";
+        if (::pipe(key_pipe) != 0) return std::string("no pipe for the restart: ") + std::strerror(errno);
+        if (!detail::hand_channel_on(key_pipe[1])) {
+            ::close(key_pipe[0]);
+            ::close(key_pipe[1]);
+            return "the restart could not pass the run's key on";
         }
-        ::close(nonce_pipe[1]);
+        ::close(key_pipe[1]);
     }
     for (const std::string& argument : run.argv) {
-        if (argument.rfind("--mgpu-nonce-fd=", 0) == 0) {
-            if (nonce_pipe[0] >= 0) arguments.push_back("--mgpu-nonce-fd=" + std::to_string(nonce_pipe[0]));
+        if (argument.rfind("--mgpu-key-fd=", 0) == 0) {
+            if (key_pipe[0] >= 0) arguments.push_back("--mgpu-key-fd=" + std::to_string(key_pipe[0]));
             continue;
         }
         arguments.push_back(argument);
@@ -50,7 +50,7 @@ std::string restart_case_with_environment() {
     std::fflush(nullptr);
     ::execv("/proc/self/exe", pointers.data());   // the environment is the current one, as changed
     const std::string reason = std::string("the checker could not start itself again: ") + std::strerror(errno);
-    if (nonce_pipe[0] >= 0) ::close(nonce_pipe[0]);
+    if (key_pipe[0] >= 0) ::close(key_pipe[0]);
     return reason;
 }
 

@@ -1,6 +1,6 @@
 // main of every lesson's checker binary. Options of its own (all optional, given by the judge):
-//   --mgpu-result-fd=N   write nonce-carrying records there and use the mgpu-judge reporter
-//   --mgpu-nonce-fd=N    read the run's nonce from this descriptor (a pipe), then close it
+//   --mgpu-result-fd=N   write sealed records there (record_seal.h) and use the mgpu-judge reporter
+//   --mgpu-key-fd=N      read the run's key from this descriptor (a pipe), then close it
 //   --mgpu-seed=N        seed for random inputs
 //   --mgpu-topology=T    restrict scenarios to one machine (other cases skip themselves)
 // Everything else goes to doctest (-ltc, -tc=..., -cs, ...).
@@ -30,31 +30,18 @@ bool take_option(const char* argument, const char* name, std::string* value) {
     return true;
 }
 
-std::string read_nonce(int fd) {
-    std::string nonce;
-    char buffer[128];
-    for (;;) {
-        ssize_t got = ::read(fd, buffer, sizeof buffer);
-        if (got <= 0 || nonce.size() > 256) break;
-        nonce.append(buffer, static_cast<std::size_t>(got));
-    }
-    ::close(fd);
-    while (!nonce.empty() && (nonce.back() == '\n' || nonce.back() == '\r')) nonce.pop_back();
-    return nonce;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     std::vector<char*> doctest_args{argv[0]};
-    int nonce_fd = -1;
+    int key_fd = -1;
     for (int i = 0; i < argc; ++i) settings().argv.emplace_back(argv[i]);
     for (int i = 1; i < argc; ++i) {
         std::string value;
         if (take_option(argv[i], "--mgpu-result-fd=", &value)) {
             settings().result_fd = std::atoi(value.c_str());
-        } else if (take_option(argv[i], "--mgpu-nonce-fd=", &value)) {
-            nonce_fd = std::atoi(value.c_str());
+        } else if (take_option(argv[i], "--mgpu-key-fd=", &value)) {
+            key_fd = std::atoi(value.c_str());
         } else if (take_option(argv[i], "--mgpu-seed=", &value)) {
             settings().seed = std::strtoull(value.c_str(), nullptr, 10);
         } else if (take_option(argv[i], "--mgpu-topology=", &value)) {
@@ -65,7 +52,7 @@ int main(int argc, char** argv) {
             doctest_args.push_back(argv[i]);
         }
     }
-    if (nonce_fd >= 0) settings().nonce = read_nonce(nonce_fd);
+    if (key_fd >= 0) mgpu::check::detail::take_channel_key(key_fd);
 
     doctest::Context context;
     context.applyCommandLine(static_cast<int>(doctest_args.size()), doctest_args.data());

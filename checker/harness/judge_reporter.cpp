@@ -1,4 +1,4 @@
-// The doctest reporter the judge reads: it turns doctest's events into nonce-carrying records on
+// The doctest reporter the judge reads: it turns doctest's events into sealed records on
 // the result channel. Selected with -r=mgpu-judge by the harness's main when a judge is attached.
 #include <doctest/doctest.h>
 

@@ -1,7 +1,9 @@
-// The channel from the checker binary to the judge: one JSON object per line, each carrying
-// the run's nonce, written to a file descriptor the judge opened. The student's code runs in
-// this process too; it can print anything to stdout, but it does not know the nonce (read from
-// a pipe before any test case starts), so only records written here are believed.
+// The channel from the checker binary to the judge: one sealed JSON record per line
+// (record_seal.h), written to the write end of a pipe the judge opened. The student's code runs
+// in this process too and can write to any descriptor; what it cannot do is seal a record: the
+// key is read from another pipe before any test case starts and kept in a page of its own that
+// no access is allowed to except while a record is sealed. (The judge's build refuses the calls
+// that could reach it: raw system calls, descriptor calls, mprotect, the checker's own symbols.)
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,6 @@ namespace mgpu::check::detail {
 
 struct RunSettings {
     int result_fd = -1;                 // -1: run by hand, no judge
-    std::string nonce;
     std::uint64_t seed = 0x5eed5eedULL;
     std::string topology;
     std::vector<std::string> argv;      // as the process was started, for restart_case_with_environment
@@ -28,7 +29,13 @@ RunSettings& settings();
 
 bool judge_attached();
 
-// Writes {"nonce": ..., <record>} as one line. Does nothing when no judge is attached.
+// Reads "<key> [<next seq>]" from `fd` (the judge's pipe, or a restart's) and closes it.
+void take_channel_key(int fd);
+
+// Writes the key and the next record's place to `fd`, for the restarted process; false if it cannot.
+bool hand_channel_on(int fd);
+
+// Seals {<record>, "seq": n} and writes it as one line. Does nothing when no judge is attached.
 void send(nlohmann::json record);
 
 // State of the test case that is running.

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <poll.h>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process_runner.h"
+#include "record_seal.h"
 
 namespace mgpu::judge {
 
@@ -58,30 +60,76 @@ std::string seconds_text(double seconds) {
 struct RawRun {
     ProcessOutcome outcome;
     CaseRecords records;
-    std::string nonce;
+    std::string key;
 };
 
-// One run of the binary with a fresh nonce and result file.
+constexpr std::size_t kRecordBytesKept = std::size_t{64} << 20;
+
+// Reads the result pipe while the case runs (a full pipe would stall the checker), keeping the
+// first kRecordBytesKept bytes. Stops once `finished` is set and nothing is left to read: every
+// process of the case has ended by then, but one of them may have passed the write end on to a
+// process the sandbox has not yet reaped, so end-of-file is not waited for.
+class RecordCollector {
+public:
+    explicit RecordCollector(int read_fd) : fd_(read_fd), thread_([this] { collect(); }) {}
+    std::string finish() {
+        finished_ = true;
+        thread_.join();
+        return std::move(text_);
+    }
+
+private:
+    void collect() {
+        char buffer[65536];
+        for (;;) {
+            const bool last_pass = finished_.load();
+            pollfd ready{fd_, POLLIN, 0};
+            if (::poll(&ready, 1, last_pass ? 0 : 50) < 0 && errno != EINTR) return;
+            bool drained = false;
+            for (;;) {
+                ssize_t got = ::read(fd_, buffer, sizeof buffer);
+                if (got > 0) {
+                    if (text_.size() < kRecordBytesKept) text_.append(buffer, static_cast<std::size_t>(got));
+                    continue;
+                }
+                if (got < 0 && errno == EINTR) continue;
+                drained = true;   // EAGAIN: nothing more for now; 0: every write end is closed
+                if (got == 0) return;
+                break;
+            }
+            if (last_pass && drained) return;
+        }
+    }
+
+    int fd_;
+    std::string text_;
+    std::atomic<bool> finished_{false};
+    std::thread thread_;
+};
+
+// One run of the binary with a fresh key and result pipe.
 RawRun run_binary(const std::string& binary, const std::vector<std::string>& doctest_args,
                   const CaseRunSettings& settings) {
     RawRun run;
-    run.nonce = new_nonce();
-    std::string result_path = settings.scratch_dir + "/result-XXXXXX";
-    int result_fd = ::mkostemp(result_path.data(), O_CLOEXEC);
-    if (result_fd < 0) {
-        run.outcome.start_error = "cannot create a result file in " + settings.scratch_dir + ": " + std::strerror(errno);
-        return run;
-    }
-    ::unlink(result_path.c_str());   // only the descriptor is needed; nothing is left behind
-    int nonce_pipe[2];
-    if (::pipe2(nonce_pipe, O_CLOEXEC) != 0) {
-        ::close(result_fd);
+    run.key = seal::new_key();
+    // The records travel through a pipe: the checker holds only its write end, so nothing in
+    // the case can read back what was sent, or rewrite it.
+    int result_pipe[2];
+    if (::pipe2(result_pipe, O_CLOEXEC) != 0) {
         run.outcome.start_error = std::string("pipe: ") + std::strerror(errno);
         return run;
     }
-    std::string nonce_line = run.nonce + "\n";
-    [[maybe_unused]] auto written = ::write(nonce_pipe[1], nonce_line.data(), nonce_line.size());
-    ::close(nonce_pipe[1]);
+    ::fcntl(result_pipe[0], F_SETFL, O_NONBLOCK);
+    int key_pipe[2];
+    if (::pipe2(key_pipe, O_CLOEXEC) != 0) {
+        ::close(result_pipe[0]);
+        ::close(result_pipe[1]);
+        run.outcome.start_error = std::string("pipe: ") + std::strerror(errno);
+        return run;
+    }
+    const std::string key_line = run.key + "\n";
+    [[maybe_unused]] auto written = ::write(key_pipe[1], key_line.data(), key_line.size());
+    ::close(key_pipe[1]);
 
     ProcessSpec spec;
     SandboxView view;
@@ -92,7 +140,7 @@ RawRun run_binary(const std::string& binary, const std::vector<std::string>& doc
     spec.argv = settings.sandbox ? settings.sandbox->prefix(view) : std::vector<std::string>{};
     spec.argv.push_back(binary);
     spec.argv.push_back("--mgpu-result-fd=3");
-    spec.argv.push_back("--mgpu-nonce-fd=4");
+    spec.argv.push_back("--mgpu-key-fd=4");
     spec.argv.push_back("--mgpu-seed=" + std::to_string(settings.seed));
     if (!settings.topology.empty()) spec.argv.push_back("--mgpu-topology=" + settings.topology);
     spec.argv.insert(spec.argv.end(), doctest_args.begin(), doctest_args.end());
@@ -103,7 +151,7 @@ RawRun run_binary(const std::string& binary, const std::vector<std::string>& doc
     // (NVLS) off, which the machines the kit is validated on require. The simulator ignores both.
     spec.environment = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8",
                         "CUDA_MODULE_LOADING=EAGER", "NCCL_NVLS_ENABLE=0"};
-    spec.extra_fds = {{3, result_fd}, {4, nonce_pipe[0]}};
+    spec.extra_fds = {{3, result_pipe[1]}, {4, key_pipe[0]}};
     spec.limits.cpu_seconds = settings.cpu_seconds;
     spec.limits.blocked_seconds = settings.blocked_seconds;
     spec.limits.wall_seconds = settings.wall_seconds;
@@ -111,20 +159,13 @@ RawRun run_binary(const std::string& binary, const std::vector<std::string>& doc
     spec.limits.output_bytes = settings.output_limit_bytes;
     spec.limits.kept_output_bytes = std::size_t{16} << 10;
     spec.limits.max_processes = kCaseProcessLimit;
+    RecordCollector collector(result_pipe[0]);
     run.outcome = run_process(spec);
-    ::close(nonce_pipe[0]);
-
-    std::string records;
-    char buffer[65536];
-    ::lseek(result_fd, 0, SEEK_SET);
-    for (;;) {
-        ssize_t got = ::read(result_fd, buffer, sizeof buffer);
-        if (got <= 0) break;
-        records.append(buffer, static_cast<std::size_t>(got));
-        if (records.size() > (std::size_t{64} << 20)) break;
-    }
-    ::close(result_fd);
-    run.records = read_records(records, run.nonce);
+    ::close(result_pipe[1]);
+    ::close(key_pipe[0]);
+    const std::string records = collector.finish();
+    ::close(result_pipe[0]);
+    run.records = read_records(records, run.key);
     if (settings.sandbox && settings.sandbox->reports_signals_as_exit_codes() && run.outcome.exited &&
         run.outcome.exit_code > 128 && run.outcome.exit_code < 160) {
         run.outcome.exited = false;
@@ -141,6 +182,10 @@ std::string explain_missing_verdict(const RawRun& run) {
     const ProcessOutcome& outcome = run.outcome;
     if (!outcome.started) return "the checker could not be started: " + outcome.start_error;
     if (!outcome.exited) return "crashed: " + describe_signal(outcome.signal);
+    if (run.records.broken) {
+        return "no verdict: the checker's records arrived incomplete or out of order, so none of them is believed (is "
+               "something in the code under test writing to, reading from or closing descriptors it did not open?)";
+    }
     if (!run.records.started) {
         return "no verdict: the program ended (exit status " + std::to_string(outcome.exit_code) +
                ") before the check started, so nothing it printed can be trusted";
@@ -211,8 +256,9 @@ CaseResult judge_case(const std::string& name, const RawRun& run, const CaseRunS
         result.status = CaseStatus::OutputExceeded;
         result.reason = "stopped: printed more than " + human_bytes(settings.output_limit_bytes) +
                         " of output (the limit for one check)";
-    } else if (outcome.started && outcome.exited && records.started && records.ended && records.exit_record &&
-               records.started_name == name) {
+    } else if (outcome.started && outcome.exited && !records.broken && records.started && records.ended &&
+               records.exit_record && records.started_name == name &&
+               outcome.exit_code == (records.exit_status == 0 ? 0 : 1)) {
         if (records.skipped) {
             result.status = CaseStatus::Skipped;
             result.reason = records.skip_reason.empty() ? "skipped" : records.skip_reason;
@@ -273,15 +319,24 @@ std::string new_nonce() {
     return hex;
 }
 
-CaseRecords read_records(const std::string& text, const std::string& nonce) {
+CaseRecords read_records(const std::string& text, const std::string& key) {
     CaseRecords records;
     std::istringstream lines(text);
     std::string line;
+    std::uint64_t next_seq = 0;
     while (std::getline(lines, line)) {
-        if (line.empty() || line[0] != '{') continue;
-        json record = json::parse(line, nullptr, false);
+        const std::optional<std::string> opened = seal::open_sealed_line(key, line);
+        if (!opened) continue;   // not the checker's: the student's code may write anything here
+        json record = json::parse(*opened, nullptr, false);
         if (record.is_discarded() || !record.is_object()) continue;
-        if (!record.contains("nonce") || !record["nonce"].is_string() || record["nonce"] != nonce) continue;
+        // Sealed records come in the order they were written, each once, and the exit record
+        // is the last: anything else means some were lost or replayed.
+        const auto seq = record.value("seq", std::uint64_t{0});
+        if (!record.contains("seq") || seq != next_seq || records.exit_record) {
+            records.broken = true;
+            break;
+        }
+        ++next_seq;
         const std::string event = record.value("event", "");
         if (event == "case") {
             records.listed.push_back(record.value("name", ""));
@@ -317,6 +372,7 @@ CaseRecords read_records(const std::string& text, const std::string& nonce) {
             records.exceptions.push_back(record.value("text", ""));
         } else if (event == "exit") {
             records.exit_record = true;
+            records.exit_status = record.value("status", -1);
         }
     }
     return records;
@@ -331,7 +387,8 @@ CaseListing list_cases(const std::string& binary, const CaseRunSettings& setting
         listing.problem = "the checker could not be started: " + run.outcome.start_error;
         return listing;
     }
-    if (!run.records.list_complete || !run.records.exit_record || !run.outcome.exited || run.outcome.exit_code != 0) {
+    if (run.records.broken || !run.records.list_complete || !run.records.exit_record || !run.outcome.exited ||
+        run.outcome.exit_code != 0) {
         std::string why = run.outcome.out_of_time() ? "it ran out of " + std::string(to_string(run.outcome.stopped_by))
                           : !run.outcome.exited ? "it " + describe_signal(run.outcome.signal)
                                                 : "it ended with status " + std::to_string(run.outcome.exit_code) +

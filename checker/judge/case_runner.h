@@ -1,8 +1,8 @@
 // Runs a checker binary: once to list its test cases, then once per test case, each in its own
-// sandboxed process with its own nonce. A case's verdict is believed only from the records the
-// harness wrote with that nonce, after the case ended, followed by the harness's own exit record;
-// anything else (a crash, an exit from the student's code, printed fake summaries) leaves that
-// one case without a verdict.
+// sandboxed process with its own key. A case's verdict is believed only from records sealed with
+// that key (record_seal.h), complete and in order, ending with the harness's own exit record, from
+// a process whose exit status agrees with it; anything else (a crash, an exit from the student's
+// code, printed fake summaries, records lost or forged) leaves that one case without a verdict.
 #pragma once
 
 #include <cstdint>
@@ -48,11 +48,13 @@ CaseListing list_cases(const std::string& binary, const CaseRunSettings& setting
 std::vector<CaseResult> run_cases(const std::string& binary, const std::vector<std::string>& names,
                                   const CaseRunSettings& settings);
 
-// Reads the records of one run: only lines that parse and carry `nonce`. Exposed for the tests.
+// Reads the records of one run: only lines sealed with `key`. Exposed for the tests.
 struct CaseRecords {
     bool started = false;
     bool ended = false;
     bool exit_record = false;
+    int exit_status = -1;         // doctest's status in the exit record; the process exits 0 for 0, else 1
+    bool broken = false;          // a sealed record missing, repeated or after the exit record
     bool passed = false;
     bool skipped = false;
     std::string skip_reason;
@@ -65,8 +67,9 @@ struct CaseRecords {
     std::vector<std::string> listed;
     bool list_complete = false;
 };
-CaseRecords read_records(const std::string& text, const std::string& nonce);
+CaseRecords read_records(const std::string& text, const std::string& key);
 
+// 128 random bits as hex (the run's seed is drawn from one).
 std::string new_nonce();
 
 }  // namespace mgpu::judge

@@ -42,7 +42,7 @@ void write_file(const fs::path& path, const std::string& text) {
 
 // Name, size and modification time of a file, or of every file under a folder: enough to notice
 // a rebuilt library or an edited header without reading them.
-void add_fingerprint(Sha256& hash, const fs::path& path) {
+void add_fingerprint(seal::Sha256& hash, const fs::path& path) {
     std::error_code error;
     if (fs::is_directory(path, error)) {
         std::vector<fs::path> files;
@@ -85,7 +85,7 @@ std::string embedded_sources(const std::vector<SubmissionFile>& files) {
 }
 
 std::string cache_key(const Lesson& lesson, const LessonBuild& build, const std::vector<SubmissionFile>& files) {
-    Sha256 hash;
+    seal::Sha256 hash;
     hash.update(kCacheFormat);
     hash.update(lesson.id);
     hash.update(build.manifest_text);

@@ -5,42 +5,85 @@
 
 #include "case_runner.h"
 #include "grading.h"
+#include "record_seal.h"
 
 using namespace mgpu::judge;
 
 namespace {
 
-std::string line(const std::string& nonce, const std::string& body) {
-    return "{\"nonce\":\"" + nonce + "\"," + body + "}\n";
-}
+// A run's records as the harness writes them: sealed with the run's key, numbered from 0.
+struct Sealer {
+    std::string key;
+    int seq = 0;
+    std::string operator()(const std::string& body) {
+        const std::string json = "{" + body + ",\"seq\":" + std::to_string(seq++) + "}";
+        return "\n" + mgpu::seal::sealed_line(key, json) + "\n";
+    }
+};
 
 }  // namespace
 
-TEST_CASE("records without the run's nonce are ignored") {
-    const std::string nonce = "0123abcd";
-    std::string text = line("forged", "\"event\":\"case-start\",\"name\":\"x\"") +
-                       line("forged", "\"event\":\"case-end\",\"passed\":true") +
-                       line("forged", "\"event\":\"exit\",\"status\":0") + "[doctest] Status: SUCCESS!\n";
-    CaseRecords records = read_records(text, nonce);
+TEST_CASE("HMAC-SHA256 gives RFC 4231's values") {
+    // Test cases 1 and 2 of RFC 4231.
+    CHECK(mgpu::seal::hmac_sha256_hex(std::string(20, '\x0b'), "Hi There") ==
+          "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+    CHECK(mgpu::seal::hmac_sha256_hex("Jefe", "what do ya want for nothing?") ==
+          "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+TEST_CASE("records not sealed with the run's key are ignored, whatever they say") {
+    const std::string key = mgpu::seal::new_key();
+    CHECK(key.size() == 64);
+    CHECK(key != mgpu::seal::new_key());
+    Sealer forger{mgpu::seal::new_key()};
+    std::string text = forger("\"event\":\"case-start\",\"name\":\"x\"");
+    text += forger("\"event\":\"case-end\",\"passed\":true");
+    text += forger("\"event\":\"exit\",\"status\":0");
+    text += "{\"event\":\"exit\",\"status\":0,\"seq\":0}\n[doctest] Status: SUCCESS!\n";
+    CaseRecords records = read_records(text, key);
     CHECK_FALSE(records.started);
     CHECK_FALSE(records.ended);
     CHECK_FALSE(records.exit_record);
+    CHECK_FALSE(records.broken);
+    // A genuine line with one character changed is not the checker's any more.
+    Sealer genuine{key};
+    std::string changed = genuine("\"event\":\"case-end\",\"passed\":false");
+    changed.replace(changed.find("false"), 5, "true ");
+    CHECK_FALSE(read_records(changed, key).ended);
+}
+
+TEST_CASE("sealed records lost, repeated or written after the exit record break the run") {
+    const std::string key = mgpu::seal::new_key();
+    Sealer seal{key};
+    const std::string start = seal("\"event\":\"case-start\",\"name\":\"x\"");
+    const std::string end = seal("\"event\":\"case-end\",\"passed\":true");
+    const std::string exit = seal("\"event\":\"exit\",\"status\":0");
+    CHECK_FALSE(read_records(start + end + exit, key).broken);
+    CHECK(read_records(start + end + exit, key).exit_record);
+    CHECK(read_records(start + exit, key).broken);              // one taken away
+    CHECK(read_records(start + start + end + exit, key).broken);  // one played twice
+    CHECK(read_records(end + start + exit, key).broken);        // out of order
+    Sealer after = seal;
+    CHECK(read_records(start + end + exit + after("\"event\":\"case-end\",\"passed\":true"), key).broken);
 }
 
 TEST_CASE("a complete run with findings is read back") {
-    const std::string nonce = new_nonce();
-    CHECK(nonce.size() == 32);
-    std::string text = "garbage without newline" + std::string("\n") +
-                       line(nonce, "\"event\":\"case-start\",\"name\":\"peer checks: a\"") +
-                       line(nonce, "\"event\":\"finding\",\"check\":\"c\",\"expected\":\"0\",\"observed\":\"1\","
-                                   "\"file\":\"peer_access.cu\",\"line\":42,\"scenario\":\"h200, eager\"") +
-                       line(nonce, "\"event\":\"case-end\",\"passed\":false,\"skipped\":false") +
-                       line(nonce, "\"event\":\"exit\",\"status\":1");
-    CaseRecords records = read_records(text, nonce);
+    const std::string key = mgpu::seal::new_key();
+    Sealer line{key};
+    // One statement each: the records are numbered in the order they are sealed.
+    std::string text = "garbage without newline\n";
+    text += line("\"event\":\"case-start\",\"name\":\"peer checks: a\"");
+    text += line("\"event\":\"finding\",\"check\":\"c\",\"expected\":\"0\",\"observed\":\"1\","
+                 "\"file\":\"peer_access.cu\",\"line\":42,\"scenario\":\"h200, eager\"");
+    text += line("\"event\":\"case-end\",\"passed\":false,\"skipped\":false");
+    text += line("\"event\":\"exit\",\"status\":1");
+    CaseRecords records = read_records(text, key);
     CHECK(records.started);
     CHECK(records.started_name == "peer checks: a");
     CHECK(records.ended);
     CHECK(records.exit_record);
+    CHECK(records.exit_status == 1);
+    CHECK_FALSE(records.broken);
     CHECK_FALSE(records.passed);
     REQUIRE(records.findings.size() == 1);
     CHECK(records.findings[0].file == "peer_access.cu");
@@ -110,11 +153,13 @@ TEST_CASE("exit codes: kit fault over not built over failed") {
 }
 
 TEST_CASE("a case's timeline page is read back with its findings") {
-    const std::string nonce = new_nonce();
-    const std::string text = line(nonce, "\"event\":\"case-start\",\"name\":\"async overlap: a\"") +
-                             line(nonce, "\"event\":\"timeline\",\"html\":\"<!DOCTYPE html><svg data-lane=\\\"stream\\\"></svg>\"") +
-                             line(nonce, "\"event\":\"case-end\",\"passed\":false,\"skipped\":false");
-    CaseRecords records = read_records(text, nonce);
+    const std::string key = mgpu::seal::new_key();
+    Sealer line{key};
+    std::string text = line("\"event\":\"case-start\",\"name\":\"async overlap: a\"");
+    text += line("\"event\":\"timeline\",\"html\":\"<!DOCTYPE html><svg data-lane=\\\"stream\\\"></svg>\"");
+    text += line("\"event\":\"case-end\",\"passed\":false,\"skipped\":false");
+    CaseRecords records = read_records(text, key);
     CHECK(records.timeline_html == "<!DOCTYPE html><svg data-lane=\"stream\"></svg>");
-    CHECK(read_records(line("forged", "\"event\":\"timeline\",\"html\":\"x\""), nonce).timeline_html.empty());
+    Sealer forger{mgpu::seal::new_key()};
+    CHECK(read_records(forger("\"event\":\"timeline\",\"html\":\"x\""), key).timeline_html.empty());
 }

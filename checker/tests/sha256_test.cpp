@@ -5,8 +5,8 @@
 
 #include "sha256.h"
 
-using mgpu::judge::Sha256;
-using mgpu::judge::sha256_hex;
+using mgpu::seal::Sha256;
+using mgpu::seal::sha256_hex;
 
 TEST_CASE("sha256 of the empty message") {
     CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

@@ -51,7 +51,7 @@ void write_text(const fs::path& path, const std::string& text) {
     if (error) throw SetupError("cannot write " + path.string() + ": " + error.message());
 }
 
-void add_file_stamp(judge::Sha256& hash, const fs::path& path) {
+void add_file_stamp(seal::Sha256& hash, const fs::path& path) {
     std::error_code error;
     const auto size = fs::file_size(path, error);
     const auto time = fs::last_write_time(path, error).time_since_epoch().count();
@@ -62,7 +62,7 @@ void add_file_stamp(judge::Sha256& hash, const fs::path& path) {
 // description, rubric and checker build (its manifest and the archives it links). A rebuilt kit
 // regrades everyone; an untouched one serves unchanged students from the cache.
 std::string kit_fingerprint(const std::vector<const judge::Lesson*>& lessons, bool on_gpu) {
-    judge::Sha256 hash;
+    seal::Sha256 hash;
     add_file_stamp(hash, fs::read_symlink("/proc/self/exe"));
     for (const judge::Lesson* lesson : lessons) {
         hash.update(read_text(fs::path(lesson->source_dir) / "lesson.json"));
@@ -92,7 +92,7 @@ struct Grader {
     std::string cache_key(const Student& student) const {
         std::string lesson_list;
         for (const judge::Lesson* lesson : lessons) lesson_list += std::to_string(lesson->number) + ",";
-        return judge::sha256_hex(std::string(kGradebookCacheFormat) + "|files|" + folder_content_hash(student.folder) +
+        return seal::sha256_hex(std::string(kGradebookCacheFormat) + "|files|" + folder_content_hash(student.folder) +
                                  "|lessons|" + lesson_list + "|seed|" + std::to_string(settings.seed) + "|backend|" +
                                  settings.backend + "|topology|" + settings.topology + "|kit|" + kit_version);
     }

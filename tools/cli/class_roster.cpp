@@ -34,7 +34,7 @@ std::string folder_content_hash(const fs::path& folder) {
         if (it->is_regular_file(error)) files.push_back(fs::relative(it->path(), folder, error));
     }
     std::sort(files.begin(), files.end());
-    judge::Sha256 hash;
+    seal::Sha256 hash;
     for (const auto& relative : files) {
         std::ifstream file(folder / relative, std::ios::binary);
         std::string content((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());

@@ -1,7 +1,7 @@
 // What a lesson's doctest suite uses to talk to the judge. The checker binary of a lesson is
 // its suite plus the student's file plus this harness, which owns main: it reads the run's
-// nonce, runs the one test case the judge asked for, and writes every finding and the verdict
-// to the judge's result channel. Run by hand (no judge options) it behaves as a plain doctest
+// key, runs the one test case the judge asked for, and writes every finding and the verdict
+// to the judge's result channel, sealed. Run by hand (no judge options) it behaves as a plain doctest
 // program with the console reporter.
 #pragma once
 

@@ -1,4 +1,5 @@
-// SHA-256 (FIPS 180-4), for the content hash that keys the judge's build cache.
+// SHA-256 (FIPS 180-4): the content hash that keys the judge's build cache, and the hash under
+// the HMAC that seals the result channel's records (record_seal.h).
 #pragma once
 
 #include <array>
@@ -7,13 +8,14 @@
 #include <string>
 #include <string_view>
 
-namespace mgpu::judge {
+namespace mgpu::seal {
 
 class Sha256 {
 public:
     Sha256();
     void update(std::string_view data);
-    std::string hex_digest();   // finishes the hash; call once
+    std::array<std::uint8_t, 32> digest();   // finishes the hash; call digest or hex_digest once
+    std::string hex_digest();
 
 private:
     void compress(const std::uint8_t* block);
@@ -26,4 +28,4 @@ private:
 
 std::string sha256_hex(std::string_view data);
 
-}  // namespace mgpu::judge
+}  // namespace mgpu::seal

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace mgpu::judge {
+namespace mgpu::seal {
 
 namespace {
 
@@ -70,7 +70,7 @@ void Sha256::update(std::string_view data) {
     }
 }
 
-std::string Sha256::hex_digest() {
+std::array<std::uint8_t, 32> Sha256::digest() {
     const std::uint64_t total_bits = total_bytes_ * 8;
     buffer_[buffered_++] = 0x80;
     if (buffered_ > 56) {
@@ -81,10 +81,16 @@ std::string Sha256::hex_digest() {
     while (buffered_ < 56) buffer_[buffered_++] = 0;
     for (int i = 7; i >= 0; --i) buffer_[buffered_++] = static_cast<std::uint8_t>(total_bits >> (8 * i));
     compress(buffer_.data());
+    std::array<std::uint8_t, 32> bytes{};
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(state_[i / 4] >> (24 - 8 * (i % 4)));
+    return bytes;
+}
+
+std::string Sha256::hex_digest() {
     std::string hex;
-    char digits[9];
-    for (std::uint32_t word : state_) {
-        std::snprintf(digits, sizeof digits, "%08x", word);
+    char digits[3];
+    for (std::uint8_t byte : digest()) {
+        std::snprintf(digits, sizeof digits, "%02x", byte);
         hex += digits;
     }
     return hex;
@@ -96,4 +102,4 @@ std::string sha256_hex(std::string_view data) {
     return hash.hex_digest();
 }
 
-}  // namespace mgpu::judge
+}  // namespace mgpu::seal
