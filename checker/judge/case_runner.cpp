@@ -137,6 +137,7 @@ RawRun run_binary(const std::string& binary, const std::vector<std::string>& doc
     view.hidden_dirs = settings.hidden_dirs;
     view.hidden_again = settings.hidden_again;
     view.device_files = settings.device_files;
+    view.toolchain_dirs = settings.toolchain_dirs;
     spec.argv = settings.sandbox ? settings.sandbox->prefix(view) : std::vector<std::string>{};
     spec.argv.push_back(binary);
     spec.argv.push_back("--mgpu-result-fd=3");

@@ -32,6 +32,7 @@ struct CaseRunSettings {
     std::string scratch_dir;      // where result files are written (outside the sandbox)
     std::string timeline_dir;     // where the timeline pages of failed cases go ("" = nowhere)
     std::vector<std::string> device_files;   // GPU device files the cases need (the cuda backend)
+    std::vector<std::string> toolchain_dirs; // the toolkit's folder outside /usr (its libraries)
     std::vector<std::string> hidden_dirs;    // folders the cases must not see (grading_view.h)
     std::vector<std::string> hidden_again;
 };

@@ -165,10 +165,12 @@ void grade_lesson(const Lesson& lesson, const GradeRequest& request, bool lesson
         return;
     }
     result->build_cached = built.from_cache;
+    CaseRunSettings lesson_run = run;
+    lesson_run.toolchain_dirs = toolchain_dirs(build);
 
     std::vector<std::string> names = cached_listing(built.cache_entry);
     if (names.empty()) {
-        CaseListing listing = list_cases(built.binary, run);
+        CaseListing listing = list_cases(built.binary, lesson_run);
         if (!listing.ok) {
             if (listing.problem.rfind("internal:", 0) == 0) throw KitError(listing.problem);
             result->outcome = LessonOutcome::NotBuilt;
@@ -192,7 +194,6 @@ void grade_lesson(const Lesson& lesson, const GradeRequest& request, bool lesson
     }
 
     // The timelines of this lesson's failed cases, in a folder of the lesson, this run's only.
-    CaseRunSettings lesson_run = run;
     if (!run.timeline_dir.empty()) {
         lesson_run.timeline_dir = (fs::path(run.timeline_dir) / lesson.id).string();
         std::error_code ignored;

@@ -208,7 +208,39 @@ bool is_checker_machinery(const std::string& readable_name) {
     return false;
 }
 
+
 }  // namespace
+
+// C library calls that reach past what the exercises use, into the checker's own process: its
+// descriptors (the result channel among them), raw system calls, memory protection (the page
+// that holds the run's key), other processes' memory, and code found by name at run time. No
+// lesson needs one: a student prints with printf or std::cout and allocates with new or CUDA.
+// Returns the sentence's reason, or "" for a call the exercises may make.
+std::string low_level_call_reason(std::string name) {
+    // glibc's own spellings of the same calls: __read, __pread64_chk (fortified), pread64.
+    if (starts_with(name, "__")) name = name.substr(2);
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, "_chk") == 0) name.resize(name.size() - 4);
+    if (name.size() > 2 && name.compare(name.size() - 2, 2, "64") == 0) name.resize(name.size() - 2);
+    static const std::set<std::string> descriptor_calls = {
+        "read", "write", "pread", "pwrite", "readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2",
+        "lseek", "llseek", "dup", "dup2", "dup3", "close", "close_range", "closefrom", "fcntl", "ioctl",
+        "fdopen", "open", "openat", "openat2", "creat", "pipe", "pipe2", "sendfile", "splice", "tee",
+        "vmsplice", "copy_file_range", "memfd_create", "fchmod", "fchown", "ftruncate", "socketpair"};
+    static const std::set<std::string> process_calls = {
+        "syscall", "mprotect", "pkey_mprotect", "pkey_alloc", "pkey_set", "process_vm_readv",
+        "process_vm_writev", "ptrace", "prctl", "seccomp", "personality", "dlopen", "dlmopen", "dlsym",
+        "dlvsym", "dl_iterate_phdr", "execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle",
+        "fexecve", "posix_spawn", "posix_spawnp", "system", "popen"};
+    if (descriptor_calls.count(name)) {
+        return "works on file descriptors directly. The checker talks to the grader through descriptors of its "
+               "own, and the exercise needs none: print with printf or std::cout, and remove the call";
+    }
+    if (process_calls.count(name)) {
+        return "reaches into the checker's process (system calls, memory protection, other programs or code "
+               "loaded by name) that the exercise never needs: remove the call";
+    }
+    return "";
+}
 
 std::vector<ElfSection> parse_sections(const std::string& text) {
     static const std::regex row(R"(^\s*\[\s*(\d+)\]\s+(\S+)\s+(\S+)\s+[0-9a-fA-F]+\s+[0-9a-fA-F]+\s+[0-9a-fA-F]+\s+[0-9a-fA-F]+\s*([A-Za-z]*)\s+\d+)");
@@ -345,6 +377,14 @@ std::vector<std::string> forbidden_content(const ElfObject& object, const std::s
             if (is_checker_machinery(name) && machinery_reported.insert(name).second) {
                 problems.push_back(file + " calls `" + readable(symbol.name) +
                                    "`, which belongs to the checker, not to the CUDA runtime: remove that call.");
+            } else if (const std::string reason = low_level_call_reason(symbol.name);
+                       from_nvcc && symbol.name != "syscall" && !reason.empty() &&
+                       machinery_reported.insert(name).second) {
+                // (g++'s objects are checked line by line in their assembly, inspect_assembly;
+                // nvcc's only here, where the futex calls of <atomic>'s wait, <latch> and
+                // <semaphore>, inlined from the C++ library's headers, cannot be told apart from
+                // the student's own `syscall`.)
+                problems.push_back(file + " calls `" + symbol.name + "`, which " + reason + ".");
             }
             continue;
         }
@@ -388,6 +428,66 @@ std::vector<std::string> forbidden_content(const ElfObject& object, const std::s
         }
     }
     return problems;
+}
+
+AssemblyFindings inspect_assembly(const std::string& assembly, const std::string& student_file) {
+    static const std::regex file_directive(R"re(^\s*\.file\s+(\d+)\s+(?:"[^"]*"\s+)?"([^"]*)")re");
+    static const std::regex loc_directive(R"(^\s*\.loc\s+(\d+)\s+(\d+))");
+    static const std::regex symbol(R"((^|[^%A-Za-z0-9_.$])([A-Za-z_][A-Za-z0-9_]*)(@[A-Za-z]+)?)");
+    std::map<int, std::string> files;
+    struct Seen {
+        int file, line;
+        std::string call;   // "" for an asm block
+    };
+    std::vector<Seen> seen;
+    int file = -1, line = 0;
+    bool in_function = false, in_asm = false;
+    std::istringstream lines(assembly);
+    std::string text;
+    std::smatch match;
+    while (std::getline(lines, text)) {
+        if (text.rfind("#APP", 0) == 0) {
+            in_asm = true;
+            seen.push_back({in_function ? file : -1, in_function ? line : 0, ""});
+        } else if (text.rfind("#NO_APP", 0) == 0) {
+            in_asm = false;
+        } else if (std::regex_search(text, match, loc_directive)) {
+            file = std::stoi(match[1]);
+            line = std::stoi(match[2]);
+        } else if (std::regex_search(text, match, file_directive)) {
+            files[std::stoi(match[1])] = match[2];
+        } else if (text.find(".cfi_startproc") != std::string::npos) {
+            in_function = true;
+        } else if (text.find(".cfi_endproc") != std::string::npos) {
+            in_function = false;
+        } else if (!in_asm && !text.empty() && (text[0] == '\t' || text[0] == ' ')) {
+            // An instruction's operands, or the symbols a data directive (.quad) names.
+            std::size_t at = text.find_first_not_of(" \t");
+            if (at == std::string::npos || (text[at] == '.' && text.compare(at, 5, ".quad") != 0 &&
+                                            text.compare(at, 5, ".long") != 0)) continue;
+            at = text.find_first_of(" \t", at);
+            if (at == std::string::npos) continue;
+            const std::string operands = text.substr(at);
+            for (std::sregex_iterator it(operands.begin(), operands.end(), symbol), end; it != end; ++it) {
+                const std::string name = (*it)[2];
+                if (!low_level_call_reason(name).empty()) seen.push_back({in_function ? file : -1, in_function ? line : 0, name});
+            }
+        }
+    }
+    AssemblyFindings found;
+    std::set<std::string> reported;
+    for (const auto& [number, at, call] : seen) {
+        const auto named = files.find(number);
+        if (number != -1 && (named == files.end() || named->second != student_file)) continue;
+        if (call.empty()) {
+            found.asm_lines.push_back(at);
+        } else if (reported.insert(call).second) {
+            found.calls.push_back(std::string(call) + (at > 0 ? " (line " + std::to_string(at) + ")" : ""));
+            found.problems.push_back(student_file + (at > 0 ? ":" + std::to_string(at) : "") + ": calls `" + call +
+                                     "`, which " + low_level_call_reason(call) + ".");
+        }
+    }
+    return found;
 }
 
 }  // namespace mgpu::judge

@@ -62,4 +62,21 @@ InterfaceCheck check_interface(const std::vector<ElfObject>& objects, const std:
 std::vector<std::string> forbidden_content(const ElfObject& object, const std::string& display_name,
                                            const std::vector<std::string>& system_symbols, bool from_nvcc = false);
 
+// What the student's own lines of a g++ assembly listing (-S -g) hold that the build refuses.
+// `student_file` is the name the compiler's line markers give the file. GCC brackets every asm
+// statement with #APP and #NO_APP after the .loc of its source line, and every instruction
+// follows the .loc of the line it came from, so code inlined from a header (the futex system
+// call inside std::latch, say) is the header's, not the student's. Outside any function (a
+// top-level asm block, a table of function addresses) counts as the student's (line 0).
+struct AssemblyFindings {
+    std::vector<int> asm_lines;          // lines with inline assembly
+    std::vector<std::string> calls;      // refused calls (low_level_call_reason), "pread (line 12)"
+    std::vector<std::string> problems;   // one sentence per refused call
+};
+AssemblyFindings inspect_assembly(const std::string& assembly, const std::string& student_file);
+
+// Why a call (a C library function's name) reaches past what the exercises use into the checker's
+// process, or "" for one they may make.
+std::string low_level_call_reason(std::string name);
+
 }  // namespace mgpu::judge

@@ -1,6 +1,6 @@
 // The isolation a child of the judge runs in. bubblewrap where it works (a PID namespace, no
-// network, a read-only view of the file system, private /tmp); else unshare's PID namespace;
-// else a plain process group. Killing a PID namespace's first process ends every process in it,
+// network, an unprivileged user, only the system's folders and what the view names, a private
+// /tmp); else unshare's PID namespace; else a plain process group. Killing a PID namespace's first process ends every process in it,
 // so a child that calls setsid cannot outlive its time limit.
 #pragma once
 
@@ -11,13 +11,15 @@ namespace mgpu::judge {
 
 enum class SandboxKind { Bubblewrap, Unshare, ProcessGroup };
 
-// What the child sees, in the order bubblewrap builds it: the whole file system read-only, then
-// hidden_dirs emptied (the kit, the build, the class folder), then readable_paths shown again
-// inside them (the lesson header, the simulator's headers and archives), then hidden_again emptied
-// inside those (a lesson's mutants beside its archive), then writable_dirs and device_files.
+// What the child sees, in the order bubblewrap builds it: the system's folders read-only (/usr,
+// the top-level links into it, the loader's files of /etc; /sys too where GPUs are used), then
+// toolchain_dirs, then hidden_dirs emptied (the kit, the build, the class folder, which matters
+// where one lies inside /usr), then readable_paths (the lesson header, the simulator's headers
+// and archives), then hidden_again emptied inside those (a lesson's mutants beside its archive),
+// then writable_dirs and device_files. Nothing else of the host is there.
 struct SandboxView {
-    // Inside, /tmp is private and empty: paths under it that the child needs must be listed here.
-    std::vector<std::string> readable_paths;  // bound read-only where under /tmp or a hidden folder
+    std::vector<std::string> toolchain_dirs;  // a compiler installed outside /usr (the CUDA Toolkit in /opt)
+    std::vector<std::string> readable_paths;  // bound read-only
     std::vector<std::string> hidden_dirs;     // replaced by an empty directory inside
     std::vector<std::string> hidden_again;    // emptied after readable_paths are bound
     std::vector<std::string> writable_dirs;   // bound read-write (everything else is read-only)

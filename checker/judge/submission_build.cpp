@@ -1,6 +1,7 @@
 #include "submission_build.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -24,7 +25,7 @@ namespace {
 
 // Part of every cache key: change it whenever what a build does or checks changes, so that no
 // build made under older rules is reused.
-constexpr const char* kCacheFormat = "mgpu-checker-build-v3";
+constexpr const char* kCacheFormat = "mgpu-checker-build-v5";
 constexpr std::size_t kCacheEntriesKept = 48;
 
 std::string read_file(const fs::path& path) {
@@ -111,6 +112,7 @@ ProcessOutcome run_tool(std::vector<std::string> argv, const BuildSettings& sett
     ProcessSpec spec;
     SandboxView view;
     view.readable_paths = settings.readable_paths;
+    view.toolchain_dirs = settings.toolchain_dirs;
     if (hide_checker) {
         view.hidden_dirs = settings.hidden_dirs;
         view.hidden_again = settings.hidden_again;
@@ -232,15 +234,78 @@ std::string explain_link_failure(const std::string& output) {
     return output + hint;
 }
 
+// The folders holding a thin archive's members (GNU ar's "!<thin>" format: the archive keeps
+// only their paths, relative to its own folder, in its "//" member), which the linker must read.
+std::vector<std::string> thin_archive_member_dirs(const std::string& archive) {
+    const std::string bytes = read_file(archive);
+    std::vector<std::string> dirs;
+    if (bytes.rfind("!<thin>\n", 0) != 0) return dirs;
+    for (std::size_t at = 8; at + 60 <= bytes.size();) {
+        const std::string name = bytes.substr(at, 16);
+        const std::size_t size = std::strtoull(bytes.substr(at + 48, 10).c_str(), nullptr, 10);
+        at += 60;
+        const bool has_data = name.rfind("/ ", 0) == 0 || name.rfind("// ", 0) == 0 || name.rfind("/SYM64/", 0) == 0;
+        if (name.rfind("// ", 0) == 0) {
+            std::istringstream names(bytes.substr(at, size));
+            std::string member;
+            while (std::getline(names, member)) {
+                while (!member.empty() && (member.back() == '/' || member.back() == '\r')) member.pop_back();
+                if (member.empty()) continue;
+                const fs::path dir = (fs::path(archive).parent_path() / member).parent_path().lexically_normal();
+                if (std::find(dirs.begin(), dirs.end(), dir.string()) == dirs.end()) dirs.push_back(dir.string());
+            }
+        }
+        if (has_data) at += size + (size % 2);
+    }
+    return dirs;
+}
+
+// A program named without a folder, found the way the sandbox's PATH finds it.
+fs::path locate_program(const std::string& program) {
+    if (program.find('/') != std::string::npos) return program;
+    std::string path = judge_path_variable();
+    for (std::size_t start = 0; start <= path.size();) {
+        const std::size_t end = std::min(path.find(':', start), path.size());
+        const fs::path candidate = fs::path(path.substr(start, end - start)) / program;
+        std::error_code error;
+        if (!candidate.parent_path().empty() && fs::exists(candidate, error)) return candidate;
+        start = end + 1;
+    }
+    return {};
+}
+
 }  // namespace
+
+std::vector<std::string> toolchain_dirs(const LessonBuild& build) {
+    std::vector<std::string> dirs;
+    for (const auto* command : {&build.cxx, &build.nvcc}) {
+        if (command->empty()) continue;
+        std::error_code error;
+        const fs::path found = locate_program(command->front());
+        if (found.empty()) continue;
+        for (const fs::path& program : {fs::absolute(found, error), fs::canonical(found, error)}) {
+            if (program.empty()) continue;
+            fs::path dir = program.parent_path();
+            if (dir.filename() == "bin") dir = dir.parent_path();
+            const std::string text = dir.lexically_normal().string();
+            if (text == "/usr" || text.rfind("/usr/", 0) == 0 || text == "/" || text.empty()) continue;
+            if (std::find(dirs.begin(), dirs.end(), text) == dirs.end()) dirs.push_back(text);
+        }
+    }
+    return dirs;
+}
 
 BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const std::vector<SubmissionFile>& files,
                            const BuildSettings& given_settings) {
     BuildSettings settings = given_settings;
     settings.readable_paths = build.include_dirs;
     settings.readable_paths.push_back(lesson.exercise_dir);
+    settings.toolchain_dirs = toolchain_dirs(build);
     // Meson's archives are thin: their members stay in a folder beside them.
-    for (const auto& archive : build.link_archives) settings.readable_paths.push_back(fs::path(archive).parent_path().string());
+    for (const auto& archive : build.link_archives) {
+        settings.readable_paths.push_back(fs::path(archive).parent_path().string());
+        for (const auto& dir : thin_archive_member_dirs(archive)) settings.readable_paths.push_back(dir);
+    }
     if (!build.cu2cpp.empty()) settings.readable_paths.push_back(build.cu2cpp);
     if (!build.prelude.empty()) settings.readable_paths.push_back(fs::path(build.prelude).parent_path().string());
     const bool real_gpu = !build.nvcc.empty();
@@ -337,7 +402,9 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
             // What nvcc puts before every .cu file, precompiled: most of a compile is these headers.
             if (fs::path(file.name).extension() == ".cu" && !build.prelude.empty())
                 compile.insert(compile.end(), {"-include", build.prelude});
-            compile.insert(compile.end(), {"-c", rewritten.string(), "-o", object});
+            // To assembly first, then assembled: the assembly shows where the file uses inline asm.
+            const std::string assembly = (fs::path(workspace) / (stem.string() + ".s")).string();
+            compile.insert(compile.end(), {"-S", rewritten.string(), "-o", assembly});
             ProcessOutcome compiled = run_tool(compile, settings, workspace, true, settings.compile_cpu_seconds);
             if (!compiled.started) throw KitError("cannot run the C++ compiler: " + compiled.start_error);
             if (!succeeded(compiled)) {
@@ -350,6 +417,26 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
                 }
                 return not_built("compile error", text);
             }
+            const AssemblyFindings findings = inspect_assembly(read_file(assembly), file.display);
+            if (!findings.asm_lines.empty()) {
+                std::string text;
+                for (int at : findings.asm_lines) {
+                    text += (text.empty() ? "" : "\n") + file.display + (at > 0 ? ":" + std::to_string(at) : "") +
+                            ": inline assembly (asm). Your code runs inside the checker's process, where assembly "
+                            "could reach past the CUDA runtime into the checker itself: write it in C++ or CUDA C++.";
+                }
+                return not_built("inline assembly", text);
+            }
+            if (!findings.problems.empty()) {
+                std::string text;
+                for (const auto& problem : findings.problems) text += (text.empty() ? "" : "\n") + problem;
+                return not_built("forbidden symbol", text);
+            }
+            std::vector<std::string> assemble = build.cxx;
+            assemble.insert(assemble.end(), {"-c", assembly, "-o", object});
+            ProcessOutcome assembled = run_tool(assemble, settings, workspace, true, settings.compile_cpu_seconds);
+            if (!assembled.started) throw KitError("cannot run the assembler: " + assembled.start_error);
+            if (!succeeded(assembled)) throw KitError("the compiler's own assembly did not assemble: " + assembled.output);
         }
 
         ElfObject elf;

@@ -25,7 +25,12 @@ struct BuildSettings {
     std::vector<std::string> hidden_again;
     double compile_cpu_seconds = 120.0;     // a template bomb ends here
     std::vector<std::string> readable_paths;   // set by build_checker: headers, archives, the rewriter
+    std::vector<std::string> toolchain_dirs;   // set by build_checker (toolchain_dirs below)
 };
+
+// Where the lesson's compilers are installed, when outside /usr (which the sandbox always shows):
+// the folder above their bin/ (the CUDA Toolkit under /opt, say), so that the sandbox can show it.
+std::vector<std::string> toolchain_dirs(const LessonBuild& build);
 
 struct BuiltChecker {
     bool ok = false;

@@ -2,7 +2,10 @@
 // ends with a clear reason in the report, the documented exit code, and a grader that is fine.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -18,8 +21,9 @@ namespace {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// Replaces every @NAME@ of `values` in `text`: entries name the kit, the student's own folder and
-// a classmate's file by these placeholders, since the paths differ from one checkout to another.
+// Replaces every @NAME@ of `values` in `text`: entries name the kit, the student's own folder, a
+// classmate's file and another checkout of the kit by these placeholders, since the paths differ
+// from one checkout to another.
 std::string fill_in(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
     for (const auto& [name, value] : values) {
         for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at + value.size())) {
@@ -36,6 +40,22 @@ std::string case_text(const CaseResult& test) {
     return text;
 }
 
+// Another checkout of the kit with this lesson's reference solution, as a student might find one
+// on a shared machine: outside the kit, its build and /tmp (which the sandbox replaces anyway).
+struct AnotherCheckout {
+    std::filesystem::path root;
+    AnotherCheckout(const TestedLesson& tested, const std::string& solution)
+        : root(std::filesystem::path("/var/tmp") / ("mgpu-another-checkout-" + std::to_string(::getpid()))) {
+        const auto folder = root / "solutions" / tested.id;
+        std::filesystem::create_directories(folder);
+        std::ofstream(folder / tested.student_file, std::ios::binary) << solution;
+    }
+    ~AnotherCheckout() {
+        std::error_code ignored;
+        std::filesystem::remove_all(root, ignored);
+    }
+};
+
 }  // namespace
 
 LESSON_TEST_CASE("adversarial submissions get a clear reason and the documented exit code") {
@@ -43,6 +63,7 @@ LESSON_TEST_CASE("adversarial submissions get a clear reason and the documented 
     const auto manifest =
         nlohmann::json::parse(read_text(std::string(MGPU_KIT_ROOT) + "/checker/tests/adversarial/" + tested.adversarial));
     const std::string solution = solution_source(tested);
+    const AnotherCheckout elsewhere(tested, solution);
     const auto& submissions = manifest.at("submissions");
     for (std::size_t index = 0; index < submissions.size(); ++index) {
         if (!in_this_shard(index)) continue;
@@ -54,7 +75,8 @@ LESSON_TEST_CASE("adversarial submissions get a clear reason and the documented 
                                       tested.student_file;
         const std::string own_dir = write_submission(tested, "adversarial-" + name, "");
         const std::vector<std::pair<std::string, std::string>> values = {
-            {"@KIT_ROOT@", MGPU_KIT_ROOT}, {"@OTHER_STUDENT@", classmate}, {"@OWN_DIR@", own_dir}};
+            {"@KIT_ROOT@", MGPU_KIT_ROOT}, {"@OTHER_STUDENT@", classmate}, {"@OWN_DIR@", own_dir},
+            {"@ELSEWHERE@", elsewhere.root.string()}};
         const std::string source = entry.contains("source") ? fill_in(entry.at("source").get<std::string>(), values)
                                                             : fill_in(apply_edits(solution, entry.at("edits")), values);
         const int exit_code = entry.at("exit_code");
@@ -85,6 +107,11 @@ LESSON_TEST_CASE("adversarial submissions get a clear reason and the documented 
                 CAPTURE(words.get<std::string>());
                 CHECK(contains(lesson.problem, words));
                 CHECK(contains(terminal, words));
+            }
+            for (const auto& words : entry.value("absent_words", nlohmann::json::array())) {
+                CAPTURE(words.get<std::string>());
+                CHECK_FALSE(contains(lesson.problem, words));
+                CHECK_FALSE(contains(terminal, words));
             }
             CHECK(contains(json, lesson.problem_kind));
             CHECK(contains(junit, lesson.problem_kind));

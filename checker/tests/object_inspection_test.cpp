@@ -189,3 +189,37 @@ TEST_CASE("calls into the checker's machinery are refused") {
     CHECK(problems.find("mgpu::check::skip") != std::string::npos);
     CHECK(problems.find("mgpu::sim::drain_all()") != std::string::npos);
 }
+
+TEST_CASE("the assembly shows refused calls and inline assembly on the student's own lines only") {
+    // As g++ -S -g writes it: a header's inlined futex call (std::latch) is the header's.
+    const std::string listing =
+        "\t.file\t\"work.cpp\"\n"
+        "\t.file 0 \"/tmp\" \"work.cpp\"\n"
+        "\t.file 1 \"work.cu\"\n"
+        "\t.file 2 \"/usr/include/c++/12/bits/atomic_wait.h\"\n"
+        "f:\n"
+        "\t.cfi_startproc\n"
+        "\t.loc 1 12 5\n"
+        "\tcall\tpread@PLT\n"
+        "\t.loc 2 70 10\n"
+        "\tcall\tsyscall@PLT\n"
+        "\t.loc 1 14 3\n"
+        "\tmovq\twrite@GOTPCREL(%rip), %rax\n"
+        "#APP\n"
+        "# 15 \"work.cu\" 1\n"
+        "\tsyscall\n"
+        "#NO_APP\n"
+        "\tcall\tprintf@PLT\n"
+        "\t.cfi_endproc\n";
+    const AssemblyFindings found = inspect_assembly(listing, "work.cu");
+    REQUIRE(found.asm_lines.size() == 1);
+    CHECK(found.asm_lines[0] == 14);
+    REQUIRE(found.calls.size() == 2);
+    CHECK(found.calls[0] == "pread (line 12)");
+    CHECK(found.calls[1] == "write (line 14)");
+    CHECK(found.problems[0].find("work.cu:12: calls `pread`") != std::string::npos);
+    CHECK(inspect_assembly(listing, "other.cu").calls.empty());
+    CHECK(low_level_call_reason("__pread64_chk") == low_level_call_reason("pread"));
+    CHECK(low_level_call_reason("printf").empty());
+    CHECK(low_level_call_reason("syscall") != "");
+}
