@@ -43,8 +43,9 @@ cudaError_t scale_on_devices(float* out, const float* in, float factor, const st
 
 // Task 5. The same result with one host thread per non-empty share: share d's thread drives device d.
 // The threads may be std::threads or an OpenMP team, whose thread 0 is the calling thread itself;
-// either way the caller's current device is the same afterwards. Any stream of device d will do, the
-// legacy default stream included. A plan with more shares than devices returns cudaErrorInvalidValue
+// either way the caller's current device is the same afterwards. Every thread is started before the
+// first is joined, so that the devices work on their shares at the same time (a join right after
+// each start makes them take turns). Any stream of device d will do, the legacy default stream included. A plan with more shares than devices returns cudaErrorInvalidValue
 // before any thread starts. Returns when every thread has finished; the first error any of them met,
 // else cudaSuccess.
 cudaError_t scale_with_threads(float* out, const float* in, float factor, const std::vector<Share>& plan);

@@ -5,9 +5,12 @@
 
 #include <omp.h>
 
+#include <atomic>
+#include <thread>
 #include <vector>
 
 #include "conformance_support.h"
+#include "ordered_pair.h"
 
 TEST_CASE("in an OpenMP parallel region the master keeps its device and the other threads start on device 0") {
     conformance::use_machine("hgx-h200-8");
@@ -58,4 +61,59 @@ TEST_CASE("OpenMP threads that set their own device allocate on it, and the call
     int current = -1;
     CHECK(cudaGetDevice(&current) == cudaSuccess);
     CHECK(current == 2);
+}
+
+// Host order (docs/host-threads.md): OpenMP's synchronisation orders GPU work as the wall clock does.
+
+TEST_CASE("work queued after a parallel region starts after the work of every thread of the region") {
+    conformance::OrderedPair pair;
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 1) pair.a_copies();
+    }
+    pair.b_records();
+    pair.check();
+}
+
+TEST_CASE("work queued after an OpenMP barrier starts after every thread's work before it") {
+    conformance::OrderedPair pair;
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 1) pair.a_copies();
+#pragma omp barrier
+        if (omp_get_thread_num() == 0) pair.b_records();
+    }
+    pair.check();
+}
+
+TEST_CASE("work queued after the end of an omp for without nowait starts after every iteration's work") {
+    conformance::OrderedPair pair;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp for schedule(static, 1)
+        for (int i = 0; i < 2; ++i)
+            if (i == 1) pair.a_copies();
+        if (omp_get_thread_num() == 0) pair.b_records();
+    }
+    pair.check();
+}
+
+TEST_CASE("work queued in a critical section starts after the work its last holder did in it") {
+    conformance::OrderedPair pair;
+    std::atomic<bool> a_inside{false};
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 1) {
+#pragma omp critical
+            {
+                a_inside = true;
+                pair.a_copies();
+            }
+        } else {
+            while (!a_inside.load()) std::this_thread::yield();   // only makes the real-time order certain
+#pragma omp critical
+            pair.b_records();
+        }
+    }
+    pair.check();
 }

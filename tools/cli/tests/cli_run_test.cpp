@@ -1,11 +1,13 @@
 // End to end: `run` builds small CUDA programs against the simulator and runs them. These need
 // the launch rewriter and the simulator's runtime, so they form a test program of their own.
+#include <algorithm>
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 #include "cli_invocation.h"
@@ -348,6 +350,129 @@ int main()
     INFO(clean.output);
     CHECK(clean.code == 0);
     CHECK(clean.output.find("problem") == std::string::npos);
+}
+
+TEST_CASE("work that host threads order by a join, a condition variable or a future is never reported as racing") {
+    // A worker copies a host buffer to device 0 and back; once the main thread knows it is done, it
+    // copies the same buffer to device 1. Whatever told it so ordered the copies.
+    ScratchFolder folder;
+    fs::path source = folder.write("handed_over.cu", R"(#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+int main(int argc, char** argv)
+{
+    const char* how = argc > 1 ? argv[1] : "join";
+    const size_t n = 64 << 20;
+    std::vector<char> host(n, 1);
+    void *on_0 = nullptr, *on_1 = nullptr;
+    cudaSetDevice(0);
+    cudaMalloc(&on_0, n);
+    cudaSetDevice(1);
+    cudaMalloc(&on_1, n);
+    auto round_trip = [&] {
+        cudaSetDevice(0);
+        cudaMemcpy(on_0, host.data(), n, cudaMemcpyHostToDevice);
+        cudaMemcpy(host.data(), on_0, n, cudaMemcpyDeviceToHost);
+    };
+    std::thread worker;
+    if (std::strcmp(how, "join") == 0) {
+        std::thread(round_trip).join();
+    } else if (std::strcmp(how, "condvar") == 0) {
+        std::mutex mutex;
+        std::condition_variable done;
+        bool finished = false;
+        worker = std::thread([&] {
+            round_trip();
+            { std::lock_guard<std::mutex> lock(mutex); finished = true; }
+            done.notify_one();
+        });
+        std::unique_lock<std::mutex> lock(mutex);
+        done.wait(lock, [&] { return finished; });
+    } else {
+        std::async(std::launch::async, round_trip).get();
+    }
+    cudaSetDevice(1);
+    cudaMemcpy(on_1, host.data(), n, cudaMemcpyHostToDevice);
+    if (worker.joinable()) worker.join();
+    cudaFree(on_1);
+    cudaSetDevice(0);
+    cudaFree(on_0);
+    std::printf("copied after %s\n", how);
+    return 0;
+}
+)");
+    for (const char* how : {"join", "condvar", "future"}) {
+        CAPTURE(how);
+        CliResult result = run_cli("run " + source.string() + " --topology hgx-h200-8 --fail-on-findings -- " + how);
+        INFO(result.output);
+        CHECK(result.code == 0);
+        CHECK(result.output.find(std::string("copied after ") + how) != std::string::npos);
+        CHECK(result.output.find("race") == std::string::npos);
+    }
+}
+
+TEST_CASE("an OpenMP program's own timer reads the same time in every run, whatever OMP_WAIT_POLICY says") {
+    // Eight threads, one per GPU, each with 4 copies, a barrier and one more copy. The time the
+    // threads spend waiting for each other is the simulator running the others, not theirs.
+    ScratchFolder folder;
+    fs::path source = folder.write("omp_timed.cu", R"(#include <cstdio>
+#include <omp.h>
+#include <vector>
+
+int main()
+{
+    int count = 0;
+    cudaGetDeviceCount(&count);
+    const size_t bytes = 32 << 20;
+    std::vector<void*> device(count), host(count);
+    for (int d = 0; d < count; ++d) {
+        cudaSetDevice(d);
+        cudaMalloc(&device[d], bytes);
+        cudaMallocHost(&host[d], bytes);
+    }
+    const double start = omp_get_wtime();
+    for (int round = 0; round < 3; ++round) {
+#pragma omp parallel num_threads(count)
+        {
+            const int d = omp_get_thread_num();
+            cudaSetDevice(d);
+            for (int k = 0; k < 4; ++k) cudaMemcpy(device[d], host[d], bytes, cudaMemcpyHostToDevice);
+#pragma omp barrier
+            cudaMemcpy(host[d], device[d], bytes, cudaMemcpyDeviceToHost);
+        }
+    }
+    std::printf("seconds %.6f\n", omp_get_wtime() - start);
+    for (int d = 0; d < count; ++d) {
+        cudaSetDevice(d);
+        cudaFree(device[d]);
+        cudaFreeHost(host[d]);
+    }
+    return 0;
+}
+)");
+    std::vector<double> seconds;
+    for (const char* policy : {"active", "passive"}) {
+        for (int run = 0; run < 5; ++run) {
+            CliResult result = run_cli("run " + source.string() + " --topology hgx-h200-8",
+                                       std::string("OMP_WAIT_POLICY=") + policy);
+            INFO(result.output);
+            REQUIRE(result.code == 0);
+            const auto at = result.output.find("seconds ");
+            REQUIRE(at != std::string::npos);
+            seconds.push_back(std::stod(result.output.substr(at + 8)));
+        }
+    }
+    const auto [low, high] = std::minmax_element(seconds.begin(), seconds.end());
+    CAPTURE(*low);
+    CAPTURE(*high);
+    // 15 copies of 32 MiB a thread over host links: milliseconds of modelled time.
+    CHECK(*low > 0.002);
+    CHECK(*high <= *low * 1.05);
 }
 
 TEST_CASE("run reports streams, events and memory never released, once per line that leaked") {

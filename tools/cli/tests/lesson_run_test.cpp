@@ -3,8 +3,15 @@
 // named, and the skeleton shows no step as passed.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <sstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unistd.h>
 
@@ -104,4 +111,50 @@ TEST_CASE("the skeleton shows no step as passed: each says it is not written yet
     CHECK(result.code == 1);
     CHECK_FALSE(has(result, "PASS"));
     CHECK(has(result, "not written yet"));
+}
+
+TEST_CASE("on lesson 2's solution, no host thread's step starts before the steps of the threads it joined") {
+    // The page draws the trace that --trace writes: every runtime call with its host thread and
+    // modelled time. scale_with_threads joins its workers before it returns, so the main thread's
+    // first call after a worker's last one starts no earlier than that call ended.
+    char pattern[] = "/tmp/mgpu-lesson-trace-XXXXXX";
+    REQUIRE(::mkdtemp(pattern) != nullptr);
+    const fs::path scratch = pattern;
+    const fs::path trace_file = scratch / "trace.json";
+    CliResult result = run_cli("run " + (kSourceRoot / "solutions" / "02-splitting-work").string() +
+                               " --topology pcie-4 --trace " + trace_file.string());
+    INFO(result.output);
+    REQUIRE(result.code == 0);
+    std::ifstream in(trace_file);
+    REQUIRE(in.good());
+    const auto trace = nlohmann::json::parse(in);
+    std::map<int, std::vector<const nlohmann::json*>> calls_of;   // host thread -> its calls
+    for (const auto& event : trace.at("traceEvents"))
+        if (event.value("ph", "") == "X" && event.value("pid", -1) == 0 && event.contains("args") &&
+            event.at("args").contains("seq"))
+            calls_of[event.at("tid").get<int>()].push_back(&event);
+    REQUIRE(calls_of.count(0) == 1);
+    int workers = 0;
+    for (const auto& [thread, calls] : calls_of) {
+        if (thread == 0) continue;
+        ++workers;
+        std::uint64_t last_seq = 0;
+        double last_end = 0;
+        for (const auto* call : calls) {
+            last_seq = std::max(last_seq, call->at("args").at("seq").get<std::uint64_t>());
+            last_end = std::max(last_end, call->at("ts").get<double>() + call->at("dur").get<double>());
+        }
+        const nlohmann::json* next = nullptr;
+        for (const auto* call : calls_of[0]) {
+            const auto seq = call->at("args").at("seq").get<std::uint64_t>();
+            if (seq > last_seq && (next == nullptr || seq < next->at("args").at("seq").get<std::uint64_t>())) next = call;
+        }
+        if (next == nullptr) continue;
+        CAPTURE(thread);
+        CAPTURE(next->at("name").get<std::string>());
+        CHECK(next->at("ts").get<double>() >= last_end - 1e-6);
+    }
+    CHECK(workers >= 4);   // the solution's main runs scale_with_threads on all four GPUs at least once
+    std::error_code ignored;
+    fs::remove_all(scratch, ignored);
 }

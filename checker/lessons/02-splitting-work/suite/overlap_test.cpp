@@ -1,7 +1,8 @@
 // Criterion "overlap across devices" (lesson section 2.6): the devices work at the same time. The
 // host must queue every device's work before it waits for any (no synchronous copy, no
 // synchronisation, no pageable host memory in the issue loop), and then, on the modelled timeline,
-// each device starts its share before the device before it has finished. The comparison is between
+// each device starts its share before the device before it has finished, from one host thread or from
+// a thread per device (section 2.7: all started before the first join). The comparison is between
 // the devices' own intervals, so it holds whatever the cost model's figures are.
 #include <doctest/doctest.h>
 
@@ -98,15 +99,19 @@ void expect_devices_overlap(const Run& result) {
     for (std::size_t d = 0; d < result.shares.size(); ++d) {
         const ShareWork& work = result.shares[d];
         if (work.ops.empty()) continue;
+        const bool threads = result.driver == Driver::Threads;
+        const std::string late = threads ? " us: its thread queued the work only after the thread of device " +
+                                               std::to_string(previous_index) +
+                                               " had finished (was it joined before the next one started?)"
+                                         : " us: the host gave it its work only after the device before had finished";
         if (previous != nullptr &&
             !lesson3::expect(work.start_us() < previous->end_us(),
                              "device " + std::to_string(d) + " starts its share while device " +
                                  std::to_string(previous_index) + " is still working on its own",
                              "a start before " + std::to_string(previous->end_us()) + " us, when device " +
                                  std::to_string(previous_index) + " finished",
-                             "it started at " + std::to_string(work.start_us()) + " us: the host gave it its work only "
-                                                                                 "after the device before had finished",
-                             work.copy_in)) {
+                             "it started at " + std::to_string(work.start_us()) + late, work.copy_in,
+                             threads ? "2.7" : "")) {
             lesson3::attach_timeline(result.calls, "scale_on_devices");
             return;
         }
@@ -145,6 +150,13 @@ TEST_CASE("overlap across devices: the three different devices of mixed-3 work a
     Run result;
     run(result, Driver::OneThread, weighted_plan(6000001, bandwidth_weights()), 304, 0);
     expect_issue_loop_never_waits(result);
+    expect_devices_overlap(result);
+}
+
+TEST_CASE("overlap across devices: scale_with_threads's threads keep the four devices of pcie-4 working at the same time") {
+    if (!lesson3::start({"pcie-4"}, "even plan of 4194311 floats, one thread per share")) return;
+    Run result;
+    run(result, Driver::Threads, even_plan((std::size_t{1} << 22) + 7, 4), 306, 1);
     expect_devices_overlap(result);
 }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "host_function.h"
+#include "host_order.h"
 #include "program_clock.h"
 #include "scheduler.h"
 #include "trace_export.h"
@@ -37,6 +38,8 @@ ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(runtime().m
     call.file = site.file ? site.file : "";
     call.line = site.line;
     double& clock = host_clock();
+    // A join, a lock or a barrier since the thread's last call ordered it after another thread.
+    clock = std::max(clock, host_order_floor_us());
     call.begin_us = clock;
     begin_us_ = clock;
     const CostModel& model = r.machine.cost;
@@ -56,7 +59,11 @@ ApiCall::ApiCall(const char* name, Site site, HostCost cost) : lock_(runtime().m
 
 ApiCall::~ApiCall() {
     if (!finished_) finish(cudaSuccess, false);
-    program_clock_leave(host_clock());
+    const double clock = host_clock();
+    host_order_note_clock(clock);
+    // The lock goes before the call ends: the program's own locking begins after it.
+    if (lock_.owns_lock()) lock_.unlock();
+    program_clock_leave(clock);
 }
 
 mgpu::trace::ApiCall& ApiCall::record() {

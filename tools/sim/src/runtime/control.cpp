@@ -7,6 +7,7 @@
 #include "runtime_state.h"
 #include "scheduler.h"
 #include "symbols.h"
+#include "host_order.h"
 #include "run_report.h"
 #include "trace_export.h"
 
@@ -57,6 +58,7 @@ void reset_machine(const Options& options) {
     r.trace.clear();
     r.next_api_seq = 1;
     r.host_clocks.clear();
+    host_order_new_machine();
     r.next_handle_id = 16;
     r.malloc_calls = 0;
     r.enable_calls = 0;

@@ -41,6 +41,7 @@ struct ThreadClock {
     bool started = false;
     bool simulator = false;
     int depth = 0;
+    bool waiting = false;
     double modelled_us = 0;
     double outside_us = 0;
     double left_at_us = 0;
@@ -123,6 +124,49 @@ void program_clock_leave(double modelled_us) {
 }
 
 void mark_simulator_thread() { this_thread.simulator = true; }
+
+bool running_program_code() { return this_thread.depth == 0 && !this_thread.simulator; }
+
+void program_clock_wait_begin() {
+    ThreadClock& clock = this_thread;
+    if (!modelled_clock_asked() || clock.depth > 0 || clock.simulator || clock.waiting) return;
+    start(clock);
+    clock.outside_us += real_monotonic_us() - clock.left_at_us;
+    clock.waiting = true;
+}
+
+void program_clock_wait_end(double modelled_floor_us) {
+    ThreadClock& clock = this_thread;
+    if (!clock.waiting) return;
+    clock.waiting = false;
+    if (modelled_floor_us > clock.modelled_us) clock.modelled_us = modelled_floor_us;
+    clock.left_at_us = real_monotonic_us();
+}
+
+void program_clock_resume(double modelled_floor_us) {
+    ThreadClock& clock = this_thread;
+    if (!modelled_clock_asked() || clock.depth > 0 || clock.simulator) return;
+    start(clock);
+    clock.waiting = false;
+    if (modelled_floor_us > clock.modelled_us) clock.modelled_us = modelled_floor_us;
+    clock.left_at_us = real_monotonic_us();
+}
+
+ProgramClockBranch program_clock_branch() {
+    ThreadClock& clock = this_thread;
+    if (!modelled_clock_asked() || clock.simulator) return {};
+    start(clock);
+    return {true, clock.modelled_us, clock.outside_us + (real_monotonic_us() - clock.left_at_us)};
+}
+
+void program_clock_start_from(const ProgramClockBranch& branch) {
+    if (!branch.valid) return;
+    ThreadClock& clock = this_thread;
+    clock.started = true;
+    clock.modelled_us = branch.modelled_us;
+    clock.outside_us = branch.outside_us;
+    clock.left_at_us = real_monotonic_us();
+}
 
 }  // namespace mgpu::sim::rt
 

@@ -1,5 +1,7 @@
 #include "runtime_state.h"
 
+#include "host_order.h"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -31,7 +33,11 @@ ThreadState& thread_state() {
 }  // namespace
 
 Runtime& runtime() {
-    static Runtime* instance = new Runtime();   // never destroyed: threads and exit handlers may still call in
+    static Runtime* instance = [] {
+        auto* made = new Runtime();   // never destroyed: threads and exit handlers may still call in
+        host_order_ignore(made->mutex.native_handle());
+        return made;
+    }();
     return *instance;
 }
 
@@ -69,9 +75,12 @@ double& host_clock() {
     const int me = host_thread_id();
     auto it = r.host_clocks.find(me);
     if (it != r.host_clocks.end()) return it->second;
-    // A thread seen for the first time starts where the earliest thread stands now: threads
-    // are usually spawned by the main thread, and its clock is what they branch from.
-    const double start = r.host_clocks.empty() ? 0.0 : r.host_clocks.begin()->second;
+    // A thread seen for the first time starts where its creator stood when it made it
+    // (host_order.h). One the simulator did not see made starts where the earliest thread
+    // stands now: such threads are usually spawned by the main thread.
+    const double start = host_order_knows_start() ? host_order_floor_us()
+                         : r.host_clocks.empty()  ? 0.0
+                                                  : r.host_clocks.begin()->second;
     return r.host_clocks.emplace(me, start).first->second;
 }
 
