@@ -1,17 +1,26 @@
 // Host synchronisation orders GPU work as the wall clock does (docs/host-threads.md): when one
 // host thread waits for another (a join, a mutex handed over, a condition variable, a future of
-// std::async, a POSIX barrier or semaphore), whatever the second thread then queues starts after
-// everything the first had finished. Each case: thread A copies 64 MiB to the device and waits
-// for the copy; the synchronisation under test orders thread B after A; B records an event. On a
-// GPU the event can only come after the copy's end, so the time from the copy's start to B's
-// event is at least the copy's own time. A thread created after such a point starts after it too.
+// std::async, a POSIX barrier or semaphore, and a std::latch, std::barrier, std::promise's future,
+// std::counting_semaphore or std::atomic wait that blocked), whatever the second thread then queues
+// starts after everything the first had finished. Each case: thread A copies 64 MiB to the device
+// and waits for the copy; the synchronisation under test orders thread B after A; B records an
+// event. On a GPU the event can only come after the copy's end, so the time from the copy's start
+// to B's event is at least the copy's own time. A thread created after such a point starts after it.
 #include <doctest/doctest.h>
 
 #include <pthread.h>
 #include <semaphore.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <barrier>
+#include <chrono>
 #include <condition_variable>
+#include <fstream>
+#include <latch>
+#include <semaphore>
+#include <string>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -32,7 +41,80 @@ void spin_until(const std::atomic<bool>& flag) {
     while (!flag.load()) std::this_thread::yield();
 }
 
+// Holds the calling thread until thread `tid` sleeps in the kernel (state S in /proc): a thread that
+// waits on a futex. The cases of the waits that block only when their condition is not met yet
+// (docs/host-threads.md) use it to be sure that the waiter blocked before it is released.
+void wait_until_asleep(pid_t tid) {
+    const std::string stat = "/proc/self/task/" + std::to_string(tid) + "/stat";
+    for (;;) {
+        std::ifstream in(stat);
+        std::string text((std::istreambuf_iterator<char>(in)), {});
+        const auto paren = text.rfind(')');
+        if (paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'S') return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
+// A's copy, then `release` once the main thread is asleep in `wait`; then B's event on the main thread.
+template <typename Release, typename Wait>
+void blocked_handover(Release&& release, Wait&& wait) {
+    OrderedPair pair;
+    const pid_t waiter = gettid();
+    std::thread a([&] {
+        pair.a_copies();
+        wait_until_asleep(waiter);
+        release();
+    });
+    wait();
+    pair.b_records();
+    a.join();
+    pair.check();
+}
+
 }  // namespace
+
+TEST_CASE("on every preset machine, work queued after a join starts after the joined thread's work") {
+    for (const std::string& preset : conformance::kGpuPresets) {
+        if (!conformance::use_machine_if_hostable(preset)) continue;
+        CAPTURE(preset);
+        OrderedPair pair(preset);
+        std::thread a([&] { pair.a_copies(); });
+        a.join();
+        pair.b_records();
+        pair.check();
+    }
+}
+
+TEST_CASE("work queued after a std::latch wait that blocked starts after the work before the count_down") {
+    std::latch done(1);
+    blocked_handover([&] { done.count_down(); }, [&] { done.wait(); });
+}
+
+TEST_CASE("work queued after a std::barrier wait that blocked starts after the last arrival's work") {
+    std::barrier meeting(2);
+    blocked_handover([&] { meeting.arrive_and_drop(); }, [&] { meeting.arrive_and_wait(); });
+}
+
+TEST_CASE("work queued after a std::promise's future, waited for, starts after the work before set_value") {
+    std::promise<void> promise;
+    std::future<void> result = promise.get_future();
+    blocked_handover([&] { promise.set_value(); }, [&] { result.get(); });
+}
+
+TEST_CASE("work queued after a std::counting_semaphore acquire that blocked starts after the release's work") {
+    std::counting_semaphore<1> token(0);
+    blocked_handover([&] { token.release(); }, [&] { token.acquire(); });
+}
+
+TEST_CASE("work queued after std::atomic::wait that blocked starts after the work before notify_one") {
+    std::atomic<int> flag{0};
+    blocked_handover(
+        [&] {
+            flag.store(1);
+            flag.notify_one();
+        },
+        [&] { flag.wait(0); });
+}
 
 TEST_CASE("work queued after std::thread::join starts after the joined thread's work") {
     OrderedPair pair;

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <string>
 
 #include "conformance_support.h"
 #if !defined(MGPU_CONFORMANCE_REAL_GPU)
@@ -21,8 +22,8 @@ inline constexpr std::size_t kBytes = 64u << 20;
 // A's copy and B's event, on one device, on two streams that do not wait for each other.
 class OrderedPair {
 public:
-    OrderedPair() {
-        conformance::use_machine("h200");
+    explicit OrderedPair(const std::string& topology = "h200") {
+        conformance::use_machine(topology);
         REQUIRE(cudaSetDevice(0) == cudaSuccess);
         REQUIRE(cudaMallocHost(&host_, kBytes) == cudaSuccess);
         REQUIRE(cudaMalloc(&device_, kBytes) == cudaSuccess);
