@@ -15,7 +15,8 @@ struct Share {
 
 // Task 1 (each task is numbered the same way in split_work.cu). Splits n elements into `parts` shares
 // that follow each other in order from element 0: each gets n / parts elements, and the first n % parts
-// shares one more. Empty when parts <= 0. Shares may be empty when n < parts.
+// shares one more. Empty when parts <= 0. Shares may be empty when n < parts. n may be any
+// std::size_t, 2^32 and beyond included (section 2.2: count in std::size_t).
 std::vector<Share> plan_even_split(std::size_t n, int parts);
 
 // Task 2. Splits n elements into one share per weight, in order from element 0, each count within one
@@ -34,9 +35,10 @@ void free_host_buffer(float* buffer);
 // plan's elements (page-locked ones let the devices work at the same time); it copies straight from
 // and to them and pins no host memory of its own (section 2.6: pin once, outside the work). Returns
 // when every device is done; releases everything it made on every path and gives the caller's
-// current device back. With `device_ms` not null it is resized to plan.size(): entry d is the time
-// device d spent on its share (input copy, kernel, output copy) in milliseconds, measured with events
-// on that device, and 0 for an empty share. A plan with more shares than devices returns
+// current device back. With `device_ms` not null it is resized to plan.size() and every entry is
+// written, whatever the vector held before: entry d is the time device d spent on its share (input
+// copy, kernel, output copy) in milliseconds, measured with events on that device, and 0 for an
+// empty share. A plan with more shares than devices returns
 // cudaErrorInvalidValue.
 cudaError_t scale_on_devices(float* out, const float* in, float factor, const std::vector<Share>& plan,
                              std::vector<float>* device_ms);

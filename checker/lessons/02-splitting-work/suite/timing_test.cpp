@@ -77,6 +77,22 @@ TEST_CASE("timing: device_ms is 0 for empty shares") {
     expect_device_times(one);
 }
 
+TEST_CASE("timing: device_ms handed in again holds this call's times only, whatever it held before") {
+    if (!lesson3::start({"islands-2x2"}, "one vector for 4 shares of 262144 floats, then 2 floats over 4 devices, "
+                                         "then one share of 65536 floats")) return;
+    Run first;
+    run(first, Driver::OneThread, even_plan(std::size_t{1} << 20, 4), 406, 0, true);
+    expect_device_times(first);
+    Run with_empty_shares;
+    with_empty_shares.device_ms = first.device_ms;   // the caller's vector, reused
+    run(with_empty_shares, Driver::OneThread, even_plan(2, 4), 407, 0, true);
+    expect_device_times(with_empty_shares);
+    Run shorter;
+    shorter.device_ms = first.device_ms;
+    run(shorter, Driver::OneThread, even_plan(std::size_t{1} << 16, 1), 408, 0, true);
+    expect_device_times(shorter);
+}
+
 TEST_CASE("timing: device_ms on one GPU") {
     if (!lesson3::start({"h200"}, "one share of 2097155 floats")) return;
     Run result;
