@@ -98,3 +98,18 @@ TEST_CASE("selection: on one GPU pick_device takes it when it qualifies and refu
     expect_pick(calls, Requirements{9, 0, 140 * kGiB}, "the H200 has 139.8 GiB (150109880320 bytes)");
     expect_pick(calls, Requirements{99, 0, 0}, "cudaChooseDevice would answer device 0 here; a policy refuses");
 }
+
+// "Least total device memory": a device with exactly min_memory bytes qualifies. Asking for each
+// device's own size, and one byte more, is where `>` and `>=` (or `<` and `<=`) part.
+TEST_CASE("selection: a device with exactly the required memory qualifies, one byte more refuses it") {
+    if (!lesson1::start({"mixed-3"})) return;
+    StudentCalls calls;
+    for (const DeviceInfo& device : lesson1::expected_devices()) {
+        const std::string size = std::to_string(device.total_memory) + " bytes";
+        if (!expect_pick(calls, Requirements{0, 0, device.total_memory},
+                         lesson1::device_name(device.ordinal) + " has exactly " + size + ": min_memory is the least "
+                         "accepted, so it qualifies")) return;
+        if (!expect_pick(calls, Requirements{0, 0, device.total_memory + 1},
+                         "one byte more than " + lesson1::device_name(device.ordinal) + "'s " + size)) return;
+    }
+}

@@ -78,7 +78,11 @@ void check_broadcast(const std::vector<Rank>& ranks, std::size_t count, int root
     auto random = generator(salt);
     std::vector<int> sent(count);
     for (int& x : sent) x = static_cast<int>(random() % 2000001) - 1000000;
-    for (std::size_t r = 0; r < n; ++r) buffers.upload(r, static_cast<int>(r) == root ? sent : std::vector<int>(count, -7));
+    // Every other rank starts with a value of its own, so that values broadcast from the wrong rank
+    // say which rank that was.
+    const auto filler = [](std::size_t rank) { return -7 - static_cast<int>(rank); };
+    for (std::size_t r = 0; r < n; ++r)
+        buffers.upload(r, static_cast<int>(r) == root ? sent : std::vector<int>(count, filler(r)));
     lesson3::StudentCalls calls;
     const std::string what = "broadcast_from_root over " + std::to_string(n) + " rank(s) from rank " +
                              std::to_string(root) + ", count " + std::to_string(count);
@@ -100,10 +104,21 @@ void check_broadcast(const std::vector<Rank>& ranks, std::size_t count, int root
             }
         for (std::size_t i = 0; i < count; ++i)
             if (out[i] != sent[i]) {
+                std::string seen = std::to_string(out[i]);
+                for (std::size_t k = 0; k < n; ++k) {
+                    if (static_cast<int>(k) == root || out[i] != filler(k)) continue;
+                    if (k == r) seen += " (never written)";
+                    else if (static_cast<int>(k) == ranks[static_cast<std::size_t>(root)].device)
+                        seen += " (rank " + std::to_string(k) + "'s value: rank " + std::to_string(root) +
+                                " is on device " + std::to_string(k) + ", and ncclBroadcast's root is a rank, "
+                                "not a device id)";
+                    else seen += " (rank " + std::to_string(k) + "'s value: broadcast from rank " +
+                                 std::to_string(k) + ", not from rank " + std::to_string(root) + ")";
+                }
                 lesson3::expect_value(false, what + ": every rank holds the root's values",
                                       "rank " + std::to_string(r) + " [" + std::to_string(i) + "] = " +
                                           std::to_string(sent[i]) + " (rank " + std::to_string(root) + "'s)",
-                                      std::to_string(out[i]) + (out[i] == -7 ? " (never written)" : ""));
+                                      seen);
                 return;
             }
     }
@@ -140,9 +155,10 @@ TEST_CASE("collective results: average over three ranks of islands-2x2 under a s
     close_suite_ranks(ranks);
 }
 
-TEST_CASE("collective results: broadcast from every root of islands-2x2") {
-    if (!start({"islands-2x2", "shuffle:3"}, "4 ranks, 1031 ints, roots 0 to 3")) return;
-    std::vector<Rank> ranks = suite_ranks();
+// No rank sits on the device of its own number: a root given as ranks[root].device picks another rank.
+TEST_CASE("collective results: broadcast from every root of islands-2x2, rank i not on device i") {
+    if (!start({"islands-2x2", "shuffle:3"}, "4 ranks on devices 2, 3, 0, 1; 1031 ints, roots 0 to 3")) return;
+    std::vector<Rank> ranks = suite_ranks({2, 3, 0, 1});
     for (int root = 0; root < 4; ++root) check_broadcast(ranks, 1031, root, 10 + static_cast<std::uint64_t>(root));
     close_suite_ranks(ranks);
 }

@@ -16,12 +16,25 @@ namespace {
 
 using namespace lesson4;
 
-void check_clean_wait(const std::string& topology, const std::string& schedule) {
+// `busy_rank` >= 0 gets 32 more memsets behind its all-reduce: its stream ends long after the others,
+// so a wait that looks only at the first or the last rank's stream returns too early.
+void check_clean_wait(const std::string& topology, const std::string& schedule, int busy_rank = -1) {
     std::vector<Rank> ranks = suite_ranks();
     PerRank<float> buffers(ranks, std::size_t{1} << 20);
     queue_reduce_then_memset(ranks, buffers.pointers(), buffers.count());
+    std::string extra;
+    if (busy_rank >= 0) {
+        const Rank& busy = ranks[static_cast<std::size_t>(busy_rank)];
+        cudaSetDevice(busy.device);
+        for (int i = 0; i < 32; ++i)
+            cudaMemsetAsync(buffers.pointers()[static_cast<std::size_t>(busy_rank)], i, buffers.count() * sizeof(float),
+                            busy.stream);
+        cudaSetDevice(0);
+        extra = ", rank " + std::to_string(busy_rank) + "'s stream busy the longest";
+    }
     lesson3::StudentCalls calls;
-    const std::string what = "wait_for_ranks after an all-reduce of 4 MiB per rank (" + topology + ", " + schedule + ")";
+    const std::string what =
+        "wait_for_ranks after an all-reduce of 4 MiB per rank (" + topology + ", " + schedule + extra + ")";
     const ncclResult_t result = calls.watch(what, [&] { return wait_for_ranks(ranks); });
     require_result(result, ncclSuccess, what, calls);
     bool all_there = true;
@@ -74,6 +87,11 @@ void check_failed_wait(int failing, const std::string& what_failed) {
 TEST_CASE("error handling: with nothing failing, wait_for_ranks returns once all work is done") {
     if (!start({"pcie-4", "lazy"}, "4 ranks, an all-reduce and a memset queued on each stream")) return;
     check_clean_wait("pcie-4", "lazy");
+}
+
+TEST_CASE("error handling: wait_for_ranks waits for every stream, not only the first or the last") {
+    if (!start({"hgx-h200-8", "shuffle:9"}, "8 ranks, an all-reduce and a memset on each stream, 32 more memsets on rank 3's")) return;
+    check_clean_wait("hgx-h200-8", "shuffled", 3);
 }
 
 TEST_CASE("error handling: one GPU, nothing failing") {
