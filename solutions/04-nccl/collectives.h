@@ -3,8 +3,10 @@
 //
 // One host thread drives every GPU. Every function returns an ncclResult_t: the first NCCL call that
 // failed gives its own result, and a CUDA call that failed gives ncclUnhandledCudaError, as NCCL
-// itself reports a CUDA failure. The functions that queue work (tasks 2 to 5) return as soon as it is
-// queued, without waiting for the GPUs; wait_for_ranks (task 6) waits.
+// itself reports a CUDA failure; the result is the whole report, and CUDA's last error
+// (cudaGetLastError) after a failure is not part of this contract. The functions that queue work
+// (tasks 2 to 5) return as soon as it is queued, without waiting for the GPUs; wait_for_ranks
+// (task 6) waits.
 #pragma once
 
 #include <cstddef>

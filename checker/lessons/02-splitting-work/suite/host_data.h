@@ -66,6 +66,10 @@ struct Run {
 // cudaSuccess: what the case checks needs a run that worked.
 void run(Run& result, Driver driver, const std::vector<Share>& plan, std::uint64_t salt, int caller,
          bool with_times = false);
+// The same without that stop: for cases that judge what the call left behind, which a call that
+// failed half-way must release as well.
+void run_any_status(Run& result, Driver driver, const std::vector<Share>& plan, std::uint64_t salt, int caller,
+                    bool with_times = false);
 
 // Brings the machine up again with the Nth cudaMalloc from then on failing with
 // cudaErrorMemoryAllocation, as on a full device. False (the case is then skipped and must return)
