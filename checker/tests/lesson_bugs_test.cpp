@@ -49,6 +49,12 @@ LESSON_TEST_CASE("bugs: every realistic mistake loses its own criteria and only 
         REQUIRE(lesson.outcome == LessonOutcome::Graded);
         const auto& loses = entry.at("loses");
         REQUIRE_FALSE(loses.empty());
+        // A misspelt criterion in "loses" would otherwise read as "loses nothing there" and pass.
+        for (const auto& lost : loses) {
+            CAPTURE(lost.get<std::string>());
+            CHECK(std::any_of(lesson.criteria.begin(), lesson.criteria.end(),
+                              [&](const auto& result) { return result.criterion.name == lost; }));
+        }
         for (const auto& result : lesson.criteria) {
             CAPTURE(result.criterion.name);
             if (std::find(loses.begin(), loses.end(), result.criterion.name) != loses.end()) {
