@@ -6,7 +6,8 @@
 // itself reports a CUDA failure; the result is the whole report, and CUDA's last error
 // (cudaGetLastError) after a failure is not part of this contract. The functions that queue work
 // (tasks 2 to 5) return as soon as it is queued, without waiting for the GPUs; wait_for_ranks
-// (task 6) waits.
+// (task 6) waits. A function that opens a group (ncclGroupStart) closes it (ncclGroupEnd) on every
+// path, a failure included: a group left open takes in every later NCCL call of this thread.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
-// Group semantics (lessons-1-2-4.md 3.3; NCCL docs groups.rst): nothing inside a group is
-// enqueued before the outermost ncclGroupEnd, nested groups launch once, an invalid argument
-// inside a group is reported at its call and leaves the rest of the group intact, and one
-// thread initialises several ranks inside a group.
+// Group semantics (NCCL docs groups.rst, and group.cc for a failed group): nothing inside a group is
+// enqueued before the outermost ncclGroupEnd, nested groups launch once, a call refused inside
+// a group is reported at its call and makes the outermost ncclGroupEnd return it and launch
+// nothing (NCCL's group.cc), and one thread initialises several ranks inside a group.
 #include <doctest/doctest.h>
 
 #include <set>
@@ -45,21 +45,56 @@ TEST_CASE("nothing is enqueued before the outermost ncclGroupEnd, then every ran
     }
 }
 
-TEST_CASE("an invalid argument inside a group is reported at once and the group still launches the rest") {
+TEST_CASE("a call refused inside a group is reported at once, and the outermost ncclGroupEnd then launches nothing") {
+    // NCCL's group is one atomic launch: ncclGroupEnd returns the first refused call's result and
+    // cancels the rest of the group, whose calls had each returned ncclSuccess.
     use_machine("hgx-h200-8");
     Comms comms(2);
     DeviceBuffer a(0, 16), b(1, 16);
     a.upload(encode(ncclInt32, {1, 2, 3, 4}));
     b.upload(encode(ncclInt32, {10, 20, 30, 40}));
     REQUIRE(ncclGroupStart() == ncclSuccess);
-    CHECK(ncclAllReduce(a.get(), a.get(), 4, ncclInt32, static_cast<ncclRedOp_t>(99), comms[0], nullptr) ==
+    REQUIRE(ncclGroupStart() == ncclSuccess);
+    CHECK(ncclAllReduce(a.get(), a.get(), 4, ncclInt32, ncclSum, comms[0], nullptr) == ncclSuccess);
+    CHECK(ncclAllReduce(b.get(), b.get(), 4, ncclInt32, static_cast<ncclRedOp_t>(99), comms[1], nullptr) ==
           ncclInvalidArgument);
+    CHECK(ncclAllReduce(b.get(), b.get(), 4, ncclInt32, ncclSum, comms[1], nullptr) == ncclSuccess);
+    CHECK(ncclGroupEnd() == ncclSuccess);   // inner end: the error waits for the outermost one
+    CHECK(ncclGroupEnd() == ncclInvalidArgument);
+    CHECK(ncclGroupEnd() == ncclInvalidUsage);   // the failed end closed the group
+    CHECK(collective_ops() == 0);
+    for (auto [buffer, first] : {std::pair{&a, 1.0}, std::pair{&b, 10.0}})
+        CHECK(get(buffer->download(16), ncclInt32, 0) == first);
+    // A null communicator is refused the same way.
+    REQUIRE(ncclGroupStart() == ncclSuccess);
+    CHECK(ncclAllReduce(a.get(), a.get(), 4, ncclInt32, ncclSum, comms[0], nullptr) == ncclSuccess);
+    CHECK(ncclAllReduce(b.get(), b.get(), 4, ncclInt32, ncclSum, nullptr, nullptr) == ncclInvalidArgument);
+    CHECK(ncclGroupEnd() == ncclInvalidArgument);
+    CHECK(collective_ops() == 0);
+    // The communicators are unharmed: the next group runs.
+    REQUIRE(ncclGroupStart() == ncclSuccess);
     CHECK(ncclAllReduce(a.get(), a.get(), 4, ncclInt32, ncclSum, comms[0], nullptr) == ncclSuccess);
     CHECK(ncclAllReduce(b.get(), b.get(), 4, ncclInt32, ncclSum, comms[1], nullptr) == ncclSuccess);
     CHECK(ncclGroupEnd() == ncclSuccess);
     const std::vector<double> sums = {11, 22, 33, 44};
     for (const DeviceBuffer* buffer : {&a, &b})
         for (std::size_t i = 0; i < 4; ++i) CHECK(get(buffer->download(16), ncclInt32, i) == sums[i]);
+}
+
+TEST_CASE("a group left open takes in every later call of its thread, which runs only at its ncclGroupEnd") {
+    use_machine("hgx-h200-8");
+    Comms comms(1);
+    DeviceBuffer a(0, 16);
+    a.upload(encode(ncclInt32, {1, 2, 3, 4}));
+    DeviceBuffer b(0, 16);
+    b.upload(encode(ncclInt32, {-5, -5, -5, -5}));
+    REQUIRE(ncclGroupStart() == ncclSuccess);
+    CHECK(ncclAllReduce(a.get(), b.get(), 4, ncclInt32, ncclSum, comms[0], nullptr) == ncclSuccess);
+    CHECK(collective_ops() == 0);
+    CHECK(get(b.download(16), ncclInt32, 0) == -5.0);
+    CHECK(ncclGroupEnd() == ncclSuccess);
+    CHECK(collective_ops() == 1);
+    CHECK(get(b.download(16), ncclInt32, 0) == 1.0);
 }
 
 TEST_CASE("one thread initialises every rank inside a group, setting the device before each ncclCommInitRank") {

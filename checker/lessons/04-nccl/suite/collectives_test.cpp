@@ -179,7 +179,35 @@ TEST_CASE("collective results: a root outside the ranks is refused") {
         lesson3::StudentCalls calls;
         const std::string what = "broadcast_from_root with root " + std::to_string(root) + " of 4 ranks";
         const ncclResult_t result = calls.watch(what, [&] { return broadcast_from_root(ranks, buffers.pointers(), 16, root); });
-        expect_result(result, ncclInvalidArgument, what, calls);
+        if (!expect_result(result, ncclInvalidArgument, what, calls) || !expect_groups_closed(calls, what)) break;
+    }
+    close_suite_ranks(ranks);
+}
+
+// NCCL cancels a group in which a call was refused: the outermost ncclGroupEnd queues nothing and
+// returns the refusal. Rank 2 has no communicator, as after an abort (task 6).
+TEST_CASE("collective results: an all-reduce refused on one rank is returned, and the group is closed") {
+    if (!start({"pcie-4"}, "4 ranks, rank 2's comm nullptr; 257 floats")) return;
+    std::vector<Rank> ranks = suite_ranks();
+    std::vector<Rank> broken = ranks;
+    broken[2].comm = nullptr;
+    PerRank<float> buffers(ranks, 257);
+    for (std::size_t r = 0; r < ranks.size(); ++r) buffers.upload(r, std::vector<float>(257, 10.0f * static_cast<float>(r + 1)));
+    lesson3::StudentCalls calls;
+    const std::string what = "average_in_place over 4 ranks whose rank 2 has comm == nullptr";
+    const ncclResult_t result = calls.watch(what, [&] { return average_in_place(broken, buffers.pointers(), 257); });
+    const bool closed = expect_groups_closed(calls, what);
+    drain(ranks);
+    if (closed && expect_result(result, ncclInvalidArgument, what, calls)) {
+        for (std::size_t r = 0; r < ranks.size(); ++r) {
+            const std::vector<float> out = buffers.download(r);
+            if (out[0] != 10.0f * static_cast<float>(r + 1)) {
+                lesson3::expect_value(false, what + ": nothing of the failed group runs",
+                                      "rank " + std::to_string(r) + " [0] = " + float_text(10.0f * static_cast<float>(r + 1)),
+                                      float_text(out[0]));
+                break;
+            }
+        }
     }
     close_suite_ranks(ranks);
 }

@@ -224,10 +224,26 @@ bool expect_grouped_on_rank_streams(const lesson3::StudentCalls& calls, const st
                                                                                   : "stream#" + std::to_string(call.stream)),
                                    &call, "4.5");
     }
-    if (depth != 0)
-        return lesson3::expect(false, what + ": every group is closed", "an ncclGroupEnd for each ncclGroupStart",
-                               std::to_string(depth) + " group(s) still open when the function returned", opened, "4.3");
-    return true;
+    return expect_groups_closed(calls, what);
+}
+
+bool expect_groups_closed(const lesson3::StudentCalls& calls, const std::string& what) {
+    int depth = 0;
+    const mgpu::trace::ApiCall* opened = nullptr;
+    const std::vector<mgpu::trace::ApiCall> made = calls.calls();   // `opened` points into it
+    for (const auto& call : made) {
+        if (call.name == "ncclGroupStart" && depth++ == 0) opened = &call;
+        if (call.name == "ncclGroupEnd" && depth > 0) --depth;
+    }
+    if (depth == 0) return true;
+    lesson3::expect(false, what + ": every group is closed, on the failure path too",
+                    "an ncclGroupEnd for each ncclGroupStart before the function returns",
+                    std::to_string(depth) + " group(s) still open when the function returned: every later NCCL call "
+                                            "of this thread would join it",
+                    opened, "4.3");
+    // The suite's own calls after this one must not join the student's group.
+    for (; depth > 0; --depth) ncclGroupEnd();
+    return false;
 }
 
 std::string result_text(ncclResult_t result) {

@@ -68,6 +68,10 @@ std::uint64_t stream_id(cudaStream_t stream);
 bool expect_grouped_on_rank_streams(const lesson3::StudentCalls& calls, const std::vector<Rank>& ranks,
                                     const std::vector<const void*>& rank_buffers, const std::string& what);
 
+// Every ncclGroupStart of the student's calls in `calls` has its ncclGroupEnd. Otherwise a finding
+// that names the call that opened the group, and the suite closes what is left open.
+bool expect_groups_closed(const lesson3::StudentCalls& calls, const std::string& what);
+
 // "ncclInvalidArgument (4)".
 std::string result_text(ncclResult_t result);
 

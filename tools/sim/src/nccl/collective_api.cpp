@@ -1,6 +1,8 @@
 // The collectives, send and receive, and groups: arguments checked as NCCL checks them (a bad
-// argument is reported at once and leaves the group as it was), then the call is held in the
-// open group or launched at once.
+// argument is reported at once, and the group it was called in then launches nothing at its
+// outermost ncclGroupEnd), then the call is held in the open group or launched at once.
+#include <utility>
+
 #include "element_types.h"
 #include "group_state.h"
 #include "hang_watch.h"
@@ -128,9 +130,12 @@ ncclResult_t submit(const char* name, OpArgs args, ncclComm* comm, cudaStream_t 
     args.api_seq = rt::runtime().next_api_seq - 1;
     const ncclResult_t result = check(comm, args, stream);
     if (known_comm(comm)) remember(comm, describe(args), site);
-    if (result != ncclSuccess) return finish(call, result);
-    rt::ensure_context(comm->device);
     GroupState& current = group();
+    if (result != ncclSuccess) {
+        if (current.depth > 0 && current.refused == ncclSuccess) current.refused = result;
+        return finish(call, result);
+    }
+    rt::ensure_context(comm->device);
     if (current.depth > 0) {
         current.operations.emplace_back(comm, args);
         return finish(call, ncclSuccess);
@@ -230,6 +235,11 @@ ncclResult_t ncclGroupEnd(Site site) {
         return finish(call, ncclInvalidUsage);
     }
     if (--current.depth > 0) return finish(call, ncclSuccess);
+    const ncclResult_t refused = std::exchange(current.refused, ncclSuccess);
+    if (refused != ncclSuccess && current.inits.empty()) {
+        current = GroupState{};
+        return finish(call, refused);
+    }
     if (!current.inits.empty() && (!current.operations.empty() || !current.splits.empty())) {
         current = GroupState{};
         process_last_error() = "ncclGroupEnd: communicator initialisation cannot be grouped with other operations";

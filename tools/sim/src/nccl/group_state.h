@@ -14,6 +14,12 @@ namespace mgpu::sim::nccl {
 
 struct GroupState {
     int depth = 0;
+    // The first collective, send or receive refused inside the open group. NCCL makes a group one
+    // atomic launch: once a call in it failed, the outermost ncclGroupEnd launches none of the
+    // group's work and returns that result (group.cc: ncclGroupError). A group that initialises
+    // communicators still initialises them: NCCL would destroy them half made, which no program
+    // can use, and the refused call has already reported its result.
+    ncclResult_t refused = ncclSuccess;
     std::vector<std::pair<ncclComm*, OpArgs>> operations;
     std::vector<InitRequest> inits;
     std::vector<std::unique_ptr<SplitRequest>> splits;
