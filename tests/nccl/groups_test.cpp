@@ -1,4 +1,4 @@
-// Group semantics (NCCL docs groups.rst, and group.cc for a failed group): nothing inside a group is
+// Group semantics (NCCL docs groups.rst; a failed group: docs/nccl-group-errors.md): nothing inside a group is
 // enqueued before the outermost ncclGroupEnd, nested groups launch once, a call refused inside
 // a group is reported at its call and makes the outermost ncclGroupEnd return it and launch
 // nothing (NCCL's group.cc), and one thread initialises several ranks inside a group.
