@@ -132,7 +132,7 @@ ncclResult_t submit(const char* name, OpArgs args, ncclComm* comm, cudaStream_t 
     if (known_comm(comm)) remember(comm, describe(args), site);
     GroupState& current = group();
     if (result != ncclSuccess) {
-        if (current.depth > 0 && current.refused == ncclSuccess) current.refused = result;
+        if (current.depth > 0) current.refused = result;   // NCCL keeps the latest refusal
         return finish(call, result);
     }
     rt::ensure_context(comm->device);

@@ -14,7 +14,7 @@ namespace mgpu::sim::nccl {
 
 struct GroupState {
     int depth = 0;
-    // The first collective, send or receive refused inside the open group. NCCL makes a group one
+    // The result of the latest collective, send or receive refused inside the open group. NCCL makes a group one
     // atomic launch: once a call in it failed, the outermost ncclGroupEnd launches none of the
     // group's work and returns that result (docs/nccl-group-errors.md). A group that initialises
     // communicators still initialises them: NCCL would destroy them half made, which no program
