@@ -47,8 +47,8 @@ struct Requirements {
 int pick_device(const Requirements& needs);
 
 // Task 5. Makes `device` current for the lifetime of the scope and gives the caller's current device back
-// when the scope ends, on every path out of it. An invalid device leaves the current device as it was;
-// status() then says why.
+// when the scope ends, on every path out of it. An invalid device leaves the current device as it was
+// and no error behind (cudaGetLastError); status() then says why.
 class DeviceScope {
 public:
     explicit DeviceScope(int device);

@@ -68,8 +68,11 @@ TEST_CASE("no contexts: find_device by UUID and by bus id on hgx-h200-8 creates 
     StudentCalls uuid_calls, bus_calls;   // one window each: a window holds one watched call
     const int by_uuid = uuid_calls.watch("find_device(UUID of device 7)", [&] { return find_device(truth[7].uuid); });
     const int by_bus = bus_calls.watch("find_device(bus id of device 6)", [&] { return find_device(truth[6].pci_bus_id); });
-    if (!lesson3::expect(by_uuid == 7 && by_bus == 6, "find_device finds devices 7 and 6 (needed to judge its contexts)",
-                         "7 and 6", std::to_string(by_uuid) + " and " + std::to_string(by_bus)))
+    // One right answer shows that find_device does its work; whether the UUID lookup is right as well is
+    // the lookup criterion's business, and its contexts are judged either way.
+    (void)by_uuid;
+    if (!lesson3::expect(by_bus == 6, "find_device finds device 6 by its bus id (needed to judge its contexts)",
+                         "6", std::to_string(by_bus)))
         return;
     expect_no_context_created(uuid_calls, "find_device by UUID");
     expect_no_context_created(bus_calls, "find_device by bus id");

@@ -65,7 +65,7 @@ TEST_CASE("device scope: DeviceScope gives the caller's device back when an exce
     lesson3::expect_current_device(5, "an exception leaves a DeviceScope");
 }
 
-TEST_CASE("device scope: DeviceScope of a device that does not exist reports 101 and changes nothing") {
+TEST_CASE("device scope: DeviceScope of a device that does not exist reports 101, changes nothing and leaves no error") {
     if (!lesson1::start({"mixed-3"})) return;
     cudaSetDevice(2);
     StudentCalls calls;
@@ -82,6 +82,8 @@ TEST_CASE("device scope: DeviceScope of a device that does not exist reports 101
         lesson3::expect(inside == 2, "inside DeviceScope(" + std::to_string(invalid) + ") the caller's device stays current",
                         "device 2", "device " + std::to_string(inside));
         lesson3::expect_current_device(2, "DeviceScope(" + std::to_string(invalid) + ") ends");
+        // Task 5: status() reports the error, so the scope handled it and leaves none behind.
+        if (!lesson3::expect_no_error_left(calls, "DeviceScope(" + std::to_string(invalid) + ")")) break;
     }
 }
 

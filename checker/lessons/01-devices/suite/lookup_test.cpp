@@ -72,3 +72,11 @@ TEST_CASE("lookup: find_device gives -1 for a hidden device, an empty slot and m
     expect_found(calls, "not a bus id", -1, "malformed text");
     expect_found(calls, "GPU-", -1, "a UUID with no digits");
 }
+
+// Bus ids that differ only in the PCI domain: a lookup that drops the domain answers the wrong board.
+TEST_CASE("lookup: find_device tells apart two boards at bus 1B:00 of PCI domains 0000 and 0001") {
+    if (!lesson1::start({lesson1::two_domain_machine()})) return;
+    expect_every_spelling();
+    StudentCalls calls;
+    expect_found(calls, "0002:1B:00.0", -1, "bus 1B:00 of domain 0002, where no GPU sits: the domain is part of the address");
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <numeric>
 
 #include "mgpu/check/harness.h"
@@ -25,6 +26,7 @@ bool start(const Machine& machine, const std::string& inputs) {
     mgpu::sim::Options options;
     options.topology = machine.topology;
     options.apply_cuda_visible_devices = true;
+    options.faults = machine.faults;
     try {
         mgpu::sim::reset_machine(options);
     } catch (const mgpu::sim::EnvironmentFixedAtStart& unavailable) {
@@ -35,12 +37,31 @@ bool start(const Machine& machine, const std::string& inputs) {
         mgpu::check::skip(unavailable.what());
         return false;
     }
-    std::string description = machine.topology;
+    // A machine file is named by the machine's own name, not by its path.
+    std::string description = mgpu::sim::machine().name;
     if (machine.visible_devices) description += ", CUDA_VISIBLE_DEVICES=\"" + *machine.visible_devices + "\"";
     if (machine.device_order) description += ", CUDA_DEVICE_ORDER=" + *machine.device_order;
     if (!inputs.empty()) description += ", " + inputs;
     mgpu::check::set_scenario(description);
     return true;
+}
+
+std::string two_domain_machine() {
+    // totalGlobalMem as an H100 80GB reports it, the same on both boards by construction.
+    static const char* const json = R"({
+  "name": "h100-two-domains",
+  "description": "an H100 PCIe (114 SMs) at 0000:1B:00.0 and an H100 SXM (132 SMs) at 0001:1B:00.0, 80 GB each",
+  "devices": [
+    { "name": "NVIDIA H100 PCIe", "total_mem": 85029158912, "sm_count": 114, "major": 9, "minor": 0,
+      "pci_domain": 0, "pci_bus": 27, "pci_device": 0 },
+    { "name": "NVIDIA H100 80GB HBM3", "total_mem": 85029158912, "sm_count": 132, "major": 9, "minor": 0,
+      "pci_domain": 1, "pci_bus": 27, "pci_device": 0 }
+  ]
+})";
+    // Each case runs in a process of its own with a private /tmp.
+    const std::string path = "/tmp/lesson1-h100-two-domains.json";
+    std::ofstream(path) << json;
+    return path;
 }
 
 std::mt19937_64 random_for(const std::string& salt) {

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "mgpu/sim/control.h"
+
 namespace lesson1 {
 
 struct Machine {
@@ -18,10 +20,16 @@ struct Machine {
             std::optional<std::string> order = std::nullopt)
         : topology(std::move(topology_name)), visible_devices(std::move(visible)), device_order(std::move(order)) {}
 
-    std::string topology;                          // a preset: h200, hgx-h200-8, mixed-3, none
+    std::string topology;                          // a preset (h200, hgx-h200-8, mixed-3, none) or a machine file
     std::optional<std::string> visible_devices;    // CUDA_VISIBLE_DEVICES; nullopt = unset
     std::optional<std::string> device_order;       // CUDA_DEVICE_ORDER; nullopt = unset
+    mgpu::sim::Faults faults{};                    // injected on the simulator; real GPUs skip such a case
 };
+
+// A machine no preset has: two 80 GB boards of equal memory and different SM counts (114 and 132), at
+// the same bus and slot (1B:00) of two PCI domains (0000 and 0001), so that only the SM count tells
+// them apart in pick_device and only the domain in find_device. Returns the machine file's path.
+std::string two_domain_machine();
 
 // Brings the machine up and names the scenario for the judge. Returns false when the case must not
 // run here (the run is restricted to another machine); the case has then been marked skipped.

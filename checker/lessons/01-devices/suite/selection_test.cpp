@@ -113,3 +113,13 @@ TEST_CASE("selection: a device with exactly the required memory qualifies, one b
                          "one byte more than " + lesson1::device_name(device.ordinal) + "'s " + size)) return;
     }
 }
+
+// Equal memory: the SM count decides before the bus id does (the board with more SMs sits in the
+// higher PCI domain, so the bus-id rule alone picks the other).
+TEST_CASE("selection: between two boards of equal memory pick_device takes the one with more SMs") {
+    if (!lesson1::start({lesson1::two_domain_machine()})) return;
+    StudentCalls calls;
+    if (!expect_pick(calls, Requirements{9, 0, 0}, "both have 85029158912 bytes: the most SMs (132 against 114) decides, "
+                     "before the PCI bus id")) return;
+    expect_pick(calls, Requirements{9, 0, 80 * kGiB}, "both qualify with 80 GiB; the most SMs decides");
+}

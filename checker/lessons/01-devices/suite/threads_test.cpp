@@ -37,7 +37,9 @@ struct Visit {
 };
 
 // Runs for_each_device with work that allocates, fills and frees a buffer, and checks where it all ran.
-void expect_one_thread_per_device() {
+// `lost` is a device that cannot be made current (-1: none): its work must not run, and the call
+// returns the error that kept it from being made current.
+void expect_one_thread_per_device(int lost = -1) {
     const int devices = lesson1::device_count();
     std::mutex lock;
     std::multimap<int, Visit> visits;
@@ -59,11 +61,17 @@ void expect_one_thread_per_device() {
             visits.emplace(device, visit);
         });
     });
-    lesson3::expect_status(status, cudaSuccess, "for_each_device(work)", calls);
+    lesson3::expect_status(status, lost < 0 ? cudaSuccess : cudaErrorDevicesUnavailable, "for_each_device(work)", calls);
     std::set<int> threads;
     for (int d = 0; d < devices; ++d) {
         const auto range = visits.equal_range(d);
         const auto times = std::distance(range.first, range.second);
+        if (d == lost) {
+            lesson3::expect(times == 0, "work(" + std::to_string(d) + ") is not called: cudaSetDevice(" +
+                                            std::to_string(d) + ") failed with 46, so the device cannot be current",
+                            "not called", std::to_string(times) + " time(s)");
+            continue;
+        }
         if (!lesson3::expect(times == 1, "work(" + std::to_string(d) + ") is called once", "once",
                              std::to_string(times) + " time(s)"))
             return;
@@ -78,12 +86,14 @@ void expect_one_thread_per_device() {
     }
     // The caller's thread may take one device: an OpenMP team's thread 0 is the calling thread (section
     // 1.11). What the header asks is a thread per device, none shared.
-    lesson3::expect(static_cast<int>(threads.size()) == devices,
+    const int working = devices - (lost >= 0 && lost < devices ? 1 : 0);
+    lesson3::expect(static_cast<int>(threads.size()) == working,
                     "each device's work runs on a host thread of its own, none shared with another device",
-                    std::to_string(devices) + " threads",
+                    std::to_string(working) + " threads",
                     std::to_string(threads.size()) + " threads" +
                         (threads.size() == 1 && threads.count(host_thread_serial()) == 1 ? ", the caller's" : ""));
-    const auto extra = visits.size() - static_cast<std::size_t>(devices);
+    std::size_t extra = 0;
+    for (const auto& [device, visit] : visits) extra += device >= 0 && device < devices ? 0 : 1;
     lesson3::expect(extra == 0, "work is called only for visible devices", "no other calls",
                     std::to_string(extra) + " other call(s)");
 }
@@ -107,4 +117,27 @@ TEST_CASE("threads: for_each_device on a random subset of hgx-h200-8") {
     const std::string list = lesson1::random_visible_list(random, 8, 2 + static_cast<int>(random() % 6));
     if (!lesson1::start({"hgx-h200-8", list})) return;
     expect_one_thread_per_device();
+}
+
+// A device that cannot be made current (the simulator's lost device answers 46 to cudaSetDevice) must
+// not stop the other devices' work, and its error is what for_each_device returns.
+TEST_CASE("threads: for_each_device on hgx-h200-8 with device 5 lost returns its error and runs the others") {
+    lesson1::Machine machine{"hgx-h200-8"};
+    machine.faults.lost_device = 5;
+    if (!lesson1::start(machine, "device 5 lost (every call on it answers 46)")) return;
+    cudaSetDevice(2);
+    expect_one_thread_per_device(5);
+    lesson3::expect_current_device(2, "for_each_device");
+}
+
+TEST_CASE("threads: for_each_device with no device calls nothing and returns cudaSuccess") {
+    if (!lesson1::start({"h200", std::string("")})) return;
+    std::atomic<int> called{0};
+    StudentCalls calls;
+    const cudaError_t status = calls.watch("for_each_device(work) with no device", [&] {
+        return for_each_device([&](int) { ++called; });
+    });
+    lesson3::expect_status(status, cudaSuccess, "for_each_device(work) with no device", calls);
+    lesson3::expect(called == 0, "work is never called when no device is visible", "no call",
+                    std::to_string(called.load()) + " call(s)");
 }
