@@ -38,7 +38,9 @@ std::size_t count_successful(const Run& result, const std::string& name) {
     return count;
 }
 
-void expect_released(const Run& result) {
+// `refused`: the call was one that must refuse (its status is checked by the caller), so making
+// nothing at all is the right answer, not a placeholder.
+void expect_released(const Run& result, bool refused = false) {
     const std::string what = result.text();
     // A call that failed is judged on what it made: one that made nothing (a placeholder that
     // returns at once) has shown no releasing at all.
@@ -46,7 +48,7 @@ void expect_released(const Run& result) {
                                     count_successful(result, "cudaStreamCreateWithFlags") +
                                     count_successful(result, "cudaEventCreate") +
                                     count_successful(result, "cudaEventCreateWithFlags") > 0;
-    if (!made_something) lesson3::require_status(result.status, cudaSuccess, what, result.calls);
+    if (!made_something && !refused) lesson3::require_status(result.status, cudaSuccess, what, result.calls);
     for (std::size_t device = 0; device < result.bytes_before.size(); ++device) {
         if (result.bytes_after[device] == result.bytes_before[device]) continue;
         lesson3::expect(false, what + " frees every device buffer it allocates (cudaFree)",
@@ -123,6 +125,19 @@ TEST_CASE("cleanup: after a failed allocation on the third device, nothing is le
     lesson3::expect(same, "after a failure, what the first devices got is released too (release on every path)",
                     "as many buffers, streams and events as before the call",
                     "the first devices' buffers, streams or events are still there");
+}
+
+// A refusal that comes only once the work has begun must release what was made for the first shares.
+TEST_CASE("cleanup: a plan with more shares than devices is refused with nothing left behind") {
+    if (!lesson3::start({"pcie-4"}, "5 shares of 50000 floats on 4 devices")) return;
+    for (Driver driver : {Driver::OneThread, Driver::Threads}) {
+        Run result;
+        run_any_status(result, driver, even_plan(50000, 5), 911, 2);
+        // The refusal's code is the results criterion's business; a call that made no CUDA call at all
+        // (a placeholder) has shown nothing to judge here.
+        if (result.window.empty()) lesson3::require_status(result.status, cudaErrorInvalidValue, result.text(), result.calls);
+        expect_released(result, true);
+    }
 }
 
 TEST_CASE("cleanup: free_host_buffer gives the page-locked memory of allocate_host_buffer back") {

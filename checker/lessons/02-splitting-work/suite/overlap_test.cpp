@@ -193,6 +193,28 @@ TEST_CASE("overlap across devices: allocate_host_buffer gives page-locked memory
     });
 }
 
+// 2^58 floats are 2^60 bytes, more than any machine's address space: cudaMallocHost answers
+// cudaErrorMemoryAllocation on the simulator and on a real GPU alike.
+TEST_CASE("overlap across devices: allocate_host_buffer of more memory than there is gives nullptr and leaves no error") {
+    if (!lesson3::start({"h200"}, "a buffer of 2^58 floats (2^60 bytes)")) return;
+    const std::size_t huge = std::size_t{1} << 58;
+    // A placeholder that always answers nullptr shows nothing here: the function must work first.
+    lesson3::StudentCalls working;
+    float* small = working.watch("allocate_host_buffer(1000)", [] { return allocate_host_buffer(1000); });
+    if (!lesson3::expect(small != nullptr, "allocate_host_buffer(1000) gives a buffer (the rest of this check needs it)",
+                         "a pointer", "nullptr"))
+        return;
+    free_host_buffer(small);
+    lesson3::StudentCalls calls;
+    float* buffer = calls.watch("allocate_host_buffer(2^58)", [&] { return allocate_host_buffer(huge); });
+    if (!lesson3::expect(buffer == nullptr, "allocate_host_buffer(2^58) gives nullptr: 2^60 bytes cannot be had",
+                         "nullptr", "a pointer")) {
+        free_host_buffer(buffer);
+        return;
+    }
+    lesson3::expect_no_error_left(calls, "allocate_host_buffer(2^58)");
+}
+
 TEST_CASE("overlap across devices: with the host buffers of allocate_host_buffer, the devices of pcie-4 work at the same time") {
     if (!lesson3::start({"pcie-4"}, "even plan of 4194304 floats in the student's own host buffers")) return;
     Run result;
