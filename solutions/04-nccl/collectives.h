@@ -82,8 +82,8 @@ ncclResult_t train_step(const std::vector<Rank>& ranks, const std::vector<Replic
 // comm to nullptr) and returns that error. Otherwise returns ncclSuccess once every stream is idle.
 ncclResult_t wait_for_ranks(std::vector<Rank>& ranks);
 
-// Task 7. Ends every rank: its queued work is finished first, then its communicator is finalized and
-// destroyed (skipped when comm is nullptr, already aborted), then its stream is destroyed. `ranks` is
-// empty afterwards. Returns the first failure, carrying on with the other ranks. The caller's current
-// device is given back.
+// Task 7. Ends every rank, with the rank's device current: its queued work is finished first, then its
+// communicator is finalized and destroyed (skipped when comm is nullptr, already aborted), then its
+// stream is destroyed. `ranks` is empty afterwards. Returns the first failure, carrying on with the
+// other ranks. The caller's current device is given back.
 ncclResult_t close_ranks(std::vector<Rank>& ranks);

@@ -59,6 +59,24 @@ TEST_CASE("fault malloc_fails_at restarts its count at reset") {
     CHECK(cudaMalloc(&p, 64) == cudaErrorMemoryAllocation);
 }
 
+TEST_CASE("fault stream_create_fails_at = 2: the second stream creation on any device returns 2 and makes no stream") {
+    mgpu::sim::Faults faults;
+    faults.stream_create_fails_at = 2;
+    use_machine("pcie-4", "eager", faults);
+    cudaStream_t first = nullptr, second = nullptr, third = nullptr;
+    CHECK(cudaSetDevice(1) == cudaSuccess);
+    CHECK(cudaStreamCreate(&first) == cudaSuccess);
+    const std::size_t live = mgpu::sim::live_streams();
+    CHECK(cudaSetDevice(2) == cudaSuccess);
+    CHECK(cudaStreamCreateWithFlags(&second, cudaStreamNonBlocking) == cudaErrorMemoryAllocation);
+    CHECK(second == nullptr);
+    CHECK(mgpu::sim::live_streams() == live);
+    CHECK(cudaGetLastError() == cudaErrorMemoryAllocation);
+    CHECK(cudaStreamCreateWithPriority(&third, cudaStreamNonBlocking, 0) == cudaSuccess);   // not sticky
+    CHECK(cudaStreamDestroy(first) == cudaSuccess);
+    CHECK(cudaStreamDestroy(third) == cudaSuccess);
+}
+
 TEST_CASE("fault enable_gives_711_at = 2: the second cudaDeviceEnablePeerAccess returns 711 and enables nothing") {
     mgpu::sim::Faults faults;
     faults.enable_gives_711_at = 2;

@@ -66,6 +66,50 @@ TEST_CASE("an InitRank loop from one thread without a group is stopped, naming t
     CHECK(contains(outcome.standard_error, "ncclGroupStart"));
 }
 
+// Two ranks made with one id, destroyed, then made again with the same id: NCCL's root for that id
+// is gone, so the second init waits for ever (or fails) on GPUs.
+TEST_CASE("ranks that join a unique id whose communicator is already made are stopped, naming the fresh id it needs") {
+    const auto outcome = run_in_child([] {
+        conformance::use_machine("hgx-h200-8");
+        ncclUniqueId id;
+        ncclGetUniqueId(&id);
+        for (int round = 0; round < 2; ++round) {
+            std::vector<ncclComm_t> comms(2);
+            ncclGroupStart();
+            for (int r = 0; r < 2; ++r) {
+                cudaSetDevice(r);
+                ncclCommInitRank(&comms[r], 2, id, r);
+            }
+            ncclGroupEnd();
+            for (ncclComm_t comm : comms) ncclCommDestroy(comm);
+        }
+    });
+    CAPTURE(outcome.standard_error);
+    CHECK(outcome.exit_code == kStoppedStatus);
+    CHECK(contains(outcome.standard_error, "joined a unique id that has already made a communicator"));
+    CHECK(contains(outcome.standard_error, "fresh ncclGetUniqueId"));
+}
+
+TEST_CASE("a fresh unique id for each communicator is never stopped") {
+    const auto outcome = run_in_child([] {
+        conformance::use_machine("hgx-h200-8");
+        for (int round = 0; round < 2; ++round) {
+            ncclUniqueId id;
+            ncclGetUniqueId(&id);
+            std::vector<ncclComm_t> comms(2);
+            ncclGroupStart();
+            for (int r = 0; r < 2; ++r) {
+                cudaSetDevice(r);
+                ncclCommInitRank(&comms[r], 2, id, r);
+            }
+            ncclGroupEnd();
+            for (ncclComm_t comm : comms) ncclCommDestroy(comm);
+        }
+    });
+    CAPTURE(outcome.standard_error);
+    CHECK(outcome.exit_code == 0);
+}
+
 TEST_CASE("collectives for several ranks from one thread without a group are stopped at the first call") {
     const auto outcome = run_in_child([] {
         conformance::use_machine("hgx-h200-8");

@@ -26,7 +26,7 @@ TEST_CASE("schedules read and print as eager, lazy and shuffle:SEED") {
 TEST_CASE("MGPU_TOPOLOGY, MGPU_SCHEDULE and MGPU_FAULTS set the options") {
     setenv("MGPU_TOPOLOGY", "islands-2x2", 1);
     setenv("MGPU_SCHEDULE", "shuffle:9", 1);
-    setenv("MGPU_FAULTS", "malloc=3,enable711=2,lost=1,nopeer=0-1,2-3", 1);
+    setenv("MGPU_FAULTS", "malloc=3,stream=4,enable711=2,lost=1,nopeer=0-1,2-3", 1);
     const mgpu::sim::Options options = mgpu::sim::options_from_environment();
     unsetenv("MGPU_TOPOLOGY");
     unsetenv("MGPU_SCHEDULE");
@@ -35,6 +35,7 @@ TEST_CASE("MGPU_TOPOLOGY, MGPU_SCHEDULE and MGPU_FAULTS set the options") {
     CHECK(options.schedule.kind == mgpu::sim::ScheduleKind::Shuffle);
     CHECK(options.schedule.seed == 9);
     CHECK(options.faults.malloc_fails_at == 3);
+    CHECK(options.faults.stream_create_fails_at == 4);
     CHECK(options.faults.enable_gives_711_at == 2);
     CHECK(options.faults.lost_device == 1);
     mgpu::sim::Options applied = options;

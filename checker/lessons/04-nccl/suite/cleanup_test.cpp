@@ -3,6 +3,8 @@
 // nothing is left and the caller's device is current again.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,6 +18,63 @@ namespace {
 
 using namespace lesson4;
 
+// The rank an NCCL call names by its communicator: the simulator writes it "comm=comm#3 rank 1";
+// -1 when the call names no known communicator.
+int rank_named(const mgpu::trace::ApiCall& call) {
+    const auto at = call.text.find("comm#");
+    if (at == std::string::npos) return -1;
+    const auto rank = call.text.find(" rank ", at);
+    if (rank == std::string::npos) return -1;
+    return std::atoi(call.text.c_str() + rank + 6);
+}
+
+// The order section 4.8 and the header's Task 7 give each rank: its queued work finished before its
+// communicator is finalized, the communicator destroyed before its stream, and the stream destroyed
+// with the rank's device current. `stream_end` holds when each rank's queued work ended.
+void expect_rank_order(const lesson3::StudentCalls& calls, const std::vector<Rank>& ranks,
+                       const std::vector<std::uint64_t>& stream_ids, const std::vector<double>& stream_end,
+                       const std::string& what) {
+    const std::vector<mgpu::trace::ApiCall> made = calls.calls();
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const std::string rank = "rank " + std::to_string(r);
+        const mgpu::trace::ApiCall* first_nccl = nullptr;   // its finalize, or its destroy without one
+        const mgpu::trace::ApiCall* comm_destroy = nullptr;
+        const mgpu::trace::ApiCall* stream_destroy = nullptr;
+        for (const auto& call : made) {
+            if (call.result != 0) continue;
+            if ((call.name == "ncclCommFinalize" || call.name == "ncclCommDestroy") && rank_named(call) == static_cast<int>(r)) {
+                if (first_nccl == nullptr) first_nccl = &call;
+                if (call.name == "ncclCommDestroy") comm_destroy = &call;
+            }
+            if (call.name == "cudaStreamDestroy" && call.stream == stream_ids[r]) stream_destroy = &call;
+        }
+        if (first_nccl != nullptr &&
+            !lesson3::expect(first_nccl->begin_us >= stream_end[r],
+                             what + ": " + rank + "'s queued work is finished before its communicator is finalized",
+                             first_nccl->name + " at or after " + std::to_string(stream_end[r]) +
+                                 " us, when the work on its stream ends",
+                             "called at " + std::to_string(first_nccl->begin_us) +
+                                 " us, with work still queued: cudaStreamSynchronize(stream) comes first",
+                             first_nccl))
+            return;
+        if (comm_destroy != nullptr && stream_destroy != nullptr &&
+            !lesson3::expect(stream_destroy->seq > comm_destroy->seq,
+                             what + ": " + rank + "'s stream is destroyed after its communicator",
+                             "ncclCommDestroy, then cudaStreamDestroy",
+                             "cudaStreamDestroy came first: the stream goes last, after everything that used it",
+                             stream_destroy))
+            return;
+        if (stream_destroy != nullptr &&
+            !lesson3::expect(stream_destroy->device == ranks[r].device,
+                             what + ": " + rank + "'s stream is destroyed with its device current",
+                             "device " + std::to_string(ranks[r].device) + " current",
+                             "device " + std::to_string(stream_destroy->device) +
+                                 " current: call cudaSetDevice(rank.device) before releasing the rank",
+                             stream_destroy))
+            return;
+    }
+}
+
 void check_close(std::vector<Rank> ranks, int caller, const std::string& what) {
     PerRank<float> buffers(ranks, std::size_t{1} << 20);
     queue_reduce_then_memset(ranks, buffers.pointers(), buffers.count());
@@ -26,6 +85,7 @@ void check_close(std::vector<Rank> ranks, int caller, const std::string& what) {
         for (const Rank& rank : ranks) count += rank.comm != nullptr;
         return count;
     }();
+    const std::vector<Rank> given = ranks;
     cudaSetDevice(caller);
     lesson3::StudentCalls calls;
     const ncclResult_t result = calls.watch(what, [&] { return close_ranks(ranks); });
@@ -61,6 +121,19 @@ void check_close(std::vector<Rank> ranks, int caller, const std::string& what) {
                     std::to_string(expected_destroys) + " ncclCommFinalize call(s), each before its ncclCommDestroy",
                     std::to_string(finalizes.size()) + " ncclCommFinalize call(s)",
                     destroys.empty() ? nullptr : &destroys.front());
+    // Where each rank's queued work ended on the modelled timeline: all of it is the suite's, and
+    // close_ranks has let it finish by now.
+    mgpu::sim::drain_all();
+    std::vector<double> stream_end(given.size(), 0.0);
+    std::vector<std::uint64_t> stream_ids(given.size(), 0);
+    for (const auto& [id, rank] : rank_of_stream) stream_ids[static_cast<std::size_t>(rank)] = id;
+    for (const auto& op : mgpu::sim::trace().ops) {
+        const auto rank = rank_of_stream.find(op.stream);
+        if (rank == rank_of_stream.end()) continue;
+        double& end = stream_end[static_cast<std::size_t>(rank->second)];
+        end = std::max(end, op.end_us);
+    }
+    expect_rank_order(calls, given, stream_ids, stream_end, what);
 #endif
 }
 
@@ -82,4 +155,30 @@ TEST_CASE("cleanup: close_ranks skips a rank whose communicator was aborted") {
 TEST_CASE("cleanup: close_ranks on one GPU") {
     if (!start({"h200"}, "1 rank")) return;
     check_close(suite_ranks(), 0, "close_ranks of 1 rank");
+}
+
+// One rank that cannot be closed cleanly (its device id names no device, so cudaSetDevice fails)
+// must not keep the ranks after it alive: close_ranks carries on and returns that first failure.
+TEST_CASE("cleanup: close_ranks carries on past a rank whose device cannot be made current") {
+    if (!start({"pcie-4"}, "4 ranks; rank 1's entry names device 9, which does not exist")) return;
+    std::vector<Rank> ranks = suite_ranks();
+    ranks[1].device = 9;
+    cudaSetDevice(3);
+    lesson3::StudentCalls calls;
+    const std::string what = "close_ranks of 4 ranks, rank 1 on device 9";
+    const ncclResult_t result = calls.watch(what, [&] { return close_ranks(ranks); });
+    cudaGetLastError();   // the suite's own checks below must not see the student's 101
+    lesson3::expect(result != ncclSuccess, what + " returns the failure of rank 1",
+                    "ncclUnhandledCudaError (1) or another error", result_text(result));
+    lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries",
+                    std::to_string(ranks.size()) + " entries: carry on with the other ranks, then clear `ranks`");
+#ifndef MGPU_CHECK_REAL_GPU
+    // Rank 1's own communicator and stream may stay: its device could not be made current.
+    lesson3::expect(mgpu::sim::live_nccl_comms() <= 1 && mgpu::sim::live_streams() <= 1,
+                    what + " still ends ranks 0, 2 and 3", "their communicators and streams destroyed",
+                    std::to_string(mgpu::sim::live_nccl_comms()) + " communicator(s) and " +
+                        std::to_string(mgpu::sim::live_streams()) +
+                        " stream(s) alive: keep the first failure and go on with the next rank");
+#endif
+    lesson3::expect_current_device(3, what);
 }

@@ -37,16 +37,24 @@ void require_setup(bool ok, const std::string& what) {
 }  // namespace
 
 bool start(const lesson3::Machine& machine, const std::string& inputs, int nccl_fails_at) {
-    if (nccl_fails_at > 0 && lesson3::kOnRealGpu) {
+    mgpu::sim::Faults faults;
+    faults.nccl_fails_at = nccl_fails_at;
+    return start(machine, inputs, faults);
+}
+
+bool start(const lesson3::Machine& machine, const std::string& inputs, const mgpu::sim::Faults& faults) {
+    const bool injected = faults.nccl_fails_at > 0 || faults.stream_create_fails_at > 0;
+    if (injected && lesson3::kOnRealGpu) {
         if (mgpu::check::skip_unless_topology(machine.topology)) return false;
-        mgpu::check::skip("a failing NCCL operation can be injected on the simulator only");
+        mgpu::check::skip("a failing NCCL operation or stream creation can be injected on the simulator only");
         return false;
     }
     if (!lesson3::start(machine, inputs)) return false;
 #ifndef MGPU_CHECK_REAL_GPU
-    if (nccl_fails_at > 0) {
+    if (injected) {
         mgpu::sim::Options options = mgpu::sim::options();
-        options.faults.nccl_fails_at = nccl_fails_at;
+        options.faults.nccl_fails_at = faults.nccl_fails_at;
+        options.faults.stream_create_fails_at = faults.stream_create_fails_at;
         mgpu::sim::reset_machine(options);
     }
     mgpu::sim::set_nccl_stop_handler(report_hang);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives.h"
+#include "mgpu/sim/control.h"
 #include "scenario.h"
 #include "student_calls.h"
 
@@ -19,6 +20,8 @@ namespace lesson4 {
 // `nccl_fails_at` > 0 makes that NCCL operation fail on the GPU (MGPU_FAULTS ncclfail=N); such
 // cases are skipped where faults cannot be injected.
 bool start(const lesson3::Machine& machine, const std::string& inputs, int nccl_fails_at = 0);
+// The same with the faults given (only the NCCL operation and the stream creation are taken).
+bool start(const lesson3::Machine& machine, const std::string& inputs, const mgpu::sim::Faults& faults);
 
 // Ranks over `devices` made by the suite (ncclCommInitAll and non-blocking streams); every device
 // of the machine when `devices` is empty.

@@ -134,3 +134,46 @@ TEST_CASE("communicator setup: a device listed twice fails and leaves nothing be
                         " stream(s) left: after a failure call ncclCommAbort on each communicator made");
 #endif
 }
+
+// A failure after the communicators exist: whatever open_ranks made before it (communicators, the
+// first streams, entries of `ranks`) must go, as after any failure.
+TEST_CASE("communicator setup: a stream that cannot be created leaves no communicator, stream or entry behind") {
+    mgpu::sim::Faults faults;
+    faults.stream_create_fails_at = 3;
+    if (!start({"pcie-4"}, "open_ranks({0, 1, 2, 3}) with device 1 current; the third stream creation fails with "
+                           "cudaErrorMemoryAllocation", faults))
+        return;
+    cudaSetDevice(1);
+    std::vector<Rank> ranks;
+    lesson3::StudentCalls calls;
+    const std::string what = "open_ranks({0, 1, 2, 3}) when the third cudaStreamCreateWithFlags fails";
+    const ncclResult_t result = calls.watch(what, [&] { return open_ranks({0, 1, 2, 3}, ranks); });
+    // The student's line that met the failure, for every finding below.
+    const std::vector<mgpu::trace::ApiCall> made = calls.calls();
+    const mgpu::trace::ApiCall* failed = nullptr;
+    for (const auto& call : made)
+        if (call.name.rfind("cudaStreamCreate", 0) == 0 && call.result == cudaErrorMemoryAllocation) failed = &call;
+    lesson3::expect(result != ncclSuccess, what + " reports the failure", "ncclUnhandledCudaError (1) or another error",
+                    result_text(result), failed);
+    lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries",
+                    std::to_string(ranks.size()) + " entries: clear `ranks` on every failure path", failed);
+#ifndef MGPU_CHECK_REAL_GPU
+    lesson3::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
+                    what + " leaves no communicator or stream behind", "every communicator aborted, every stream destroyed",
+                    std::to_string(mgpu::sim::live_nccl_comms()) + " communicator(s) and " +
+                        std::to_string(mgpu::sim::live_streams()) +
+                        " stream(s) left: on a failure after ncclGroupEnd, call ncclCommAbort on each communicator and "
+                        "cudaStreamDestroy on each stream made so far",
+                    failed);
+#endif
+    lesson3::expect_current_device(1, what);
+    close_suite_ranks(ranks);
+}
+
+// Section 4.2: an id serves one communicator. A program that opens ranks twice (a second job, a
+// restart after a failure) needs a fresh ncclGetUniqueId the second time.
+TEST_CASE("communicator setup: open_ranks twice in one program, closing in between") {
+    if (!start({"pcie-4"}, "open_ranks({0, 1, 2}), closed by the suite, then open_ranks({3, 1})")) return;
+    check_open({0, 1, 2}, 0);
+    check_open({3, 1}, 2);
+}

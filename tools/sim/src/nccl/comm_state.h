@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,9 @@ struct Registry {
     std::vector<std::unique_ptr<Clique>> cliques;
     std::map<void*, std::size_t> mem_allocations;   // ncclMemAlloc
     std::map<std::string, std::vector<InitRequest>> pending_inits;   // by unique id, in arrival order
+    // Unique ids whose communicator is complete. NCCL's root for an id serves one communicator and
+    // then goes away, so ranks that join a used id again wait for a root that is gone.
+    std::set<std::string> used_ids;
     std::uint64_t progress = 0;                      // bumped whenever posted work is matched
     int matched_ops = 0;                             // operations matched since reset (Faults::nccl_fails_at)
 };

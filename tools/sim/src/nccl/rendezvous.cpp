@@ -249,6 +249,13 @@ void post_init(InitRequest request) {
     check_at_exit();
     Registry& reg = registry();
     ++reg.progress;
+    if (reg.used_ids.count(request.id) != 0) {
+        stop_program("rank " + std::to_string(request.rank) + " joined a unique id that has already made a "
+                         "communicator (" + request.api_name + " at " + where_text(request.site) +
+                         "). Each communicator needs a fresh ncclGetUniqueId: the id's root serves one communicator "
+                         "and is gone afterwards. On GPUs this hangs or fails.",
+                     "");
+    }
     auto& joined = reg.pending_inits[request.id];
     ++request.ticket->outstanding;
     for (const InitRequest& other : joined) {
@@ -272,6 +279,7 @@ void post_init(InitRequest request) {
     if (static_cast<int>(joined.size()) < joined.front().nranks) return;
     std::vector<InitRequest> complete = std::move(joined);
     reg.pending_inits.erase(complete.front().id);
+    reg.used_ids.insert(complete.front().id);
     complete_init(complete);
 }
 

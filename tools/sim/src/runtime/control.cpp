@@ -61,6 +61,7 @@ void reset_machine(const Options& options) {
     host_order_new_machine();
     r.next_handle_id = 16;
     r.malloc_calls = 0;
+    r.stream_creations = 0;
     r.enable_calls = 0;
     r.context_creations.clear();
     r.max_dynamic_shared.clear();

@@ -71,12 +71,13 @@ Faults parse_faults(const std::string& text) {
                 faults.no_peer_pairs += "," + item;
                 continue;
             }
-            throw std::invalid_argument("MGPU_FAULTS item '" + item + "' has no '=': write malloc=N, enable711=N, "
+            throw std::invalid_argument("MGPU_FAULTS item '" + item + "' has no '=': write malloc=N, stream=N, enable711=N, "
                                         "lost=D, nopeer=A-B or ncclfail=N");
         }
         const std::string key = item.substr(0, equals), value = item.substr(equals + 1);
         last_key = key;
         if (key == "malloc") faults.malloc_fails_at = parse_small_number(value, "malloc");
+        else if (key == "stream") faults.stream_create_fails_at = parse_small_number(value, "stream");
         else if (key == "enable711") faults.enable_gives_711_at = parse_small_number(value, "enable711");
         else if (key == "lost") faults.lost_device = parse_small_number(value, "lost");
         else if (key == "ncclfail") faults.nccl_fails_at = parse_small_number(value, "ncclfail");
@@ -84,7 +85,7 @@ Faults parse_faults(const std::string& text) {
             if (!looks_like_pair(value)) throw std::invalid_argument("nopeer takes device pairs such as 0-1, not '" + value + "'");
             faults.no_peer_pairs += (faults.no_peer_pairs.empty() ? "" : ",") + value;
         } else {
-            throw std::invalid_argument("unknown MGPU_FAULTS key '" + key + "': use malloc, enable711, lost, nopeer or ncclfail");
+            throw std::invalid_argument("unknown MGPU_FAULTS key '" + key + "': use malloc, stream, enable711, lost, nopeer or ncclfail");
         }
     }
     return faults;

@@ -134,6 +134,7 @@ struct Runtime {
     std::map<int, double> host_clocks;   // host thread -> virtual time (us)
 
     int malloc_calls = 0;
+    int stream_creations = 0;
     int enable_calls = 0;
     std::vector<ContextCreation> context_creations;   // every primary context since reset, in order
     std::unordered_map<const void*, int> max_dynamic_shared;   // cudaFuncSetAttribute per kernel

@@ -18,6 +18,7 @@ cudaError_t create_stream(ApiCall& call, cudaStream_t* pStream, unsigned int fla
     if (cudaError_t status = context_status(device); status != cudaSuccess) return call.done(status);
     if (pStream == nullptr || (flags & ~static_cast<unsigned>(cudaStreamNonBlocking)) != 0)
         return call.done(cudaErrorInvalidValue);
+    if (++r.stream_creations == r.options.faults.stream_create_fails_at) return call.done(cudaErrorMemoryAllocation);
     auto stream = std::make_unique<CUstream_st>();
     stream->trace_id = r.next_handle_id++;
     stream->device = device;

@@ -27,6 +27,10 @@ std::string to_string(const Schedule& schedule);
 // Faults injected on request.
 struct Faults {
     int malloc_fails_at = 0;          // cudaMalloc call number N (1-based, counted from reset) returns 2; 0 = never
+    // The Nth stream creation (cudaStreamCreate, ...WithFlags, ...WithPriority; 1-based, counted from
+    // reset, on any device) returns 2 (cudaErrorMemoryAllocation), as when the device runs out of the
+    // memory a stream needs, and makes no stream. 0 = never.
+    int stream_create_fails_at = 0;
     int enable_gives_711_at = 0;      // the Nth cudaDeviceEnablePeerAccess returns 711 (too many peers); 0 = never
     int lost_device = -1;             // this device answers every call with 46 (devices unavailable)
     // The Nth NCCL operation (collective or send/receive pair, counted from reset as they are
@@ -46,7 +50,7 @@ struct Options {
 };
 
 // Options from the environment: MGPU_TOPOLOGY, MGPU_SCHEDULE,
-// MGPU_FAULTS ("malloc=N,enable711=N,lost=D,nopeer=0-1,ncclfail=N").
+// MGPU_FAULTS ("malloc=N,stream=N,enable711=N,lost=D,nopeer=0-1,ncclfail=N").
 Options options_from_environment();
 
 // Raised by reset_machine when the machine at hand cannot host the scenario (the real-GPU
