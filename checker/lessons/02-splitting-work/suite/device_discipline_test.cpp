@@ -4,6 +4,7 @@
 // each operation ran on, and the host thread that made each call.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <set>
 #include <string>
 
@@ -100,9 +101,66 @@ bool expect_share_on_its_device(const Run& result, std::size_t d) {
     return ok;
 }
 
+#ifndef MGPU_CHECK_REAL_GPU
+// The device whose work used a stream, an event or a device buffer, from the simulator's timeline
+// (-1 when nothing of the call's shows it).
+int device_of_stream(std::uint64_t stream) {
+    for (const auto& op : mgpu::sim::trace().ops)
+        if (op.stream == stream) return op.device;
+    return -1;
+}
+
+int device_of_event(const Run& result, long long event) {
+    for (const auto& call : result.window)
+        if (call.name == "cudaEventRecord" && call.result == 0 && !call.args.empty() && call.args[0] == event)
+            return device_of_stream(call.stream);
+    return -1;
+}
+
+int device_of_buffer(long long address) {
+    const auto at = static_cast<std::uintptr_t>(address);
+    for (const auto& op : mgpu::sim::trace().ops)
+        if (op.kind == OpKind::Kernel)
+            for (const auto& range : op.touches)
+                if (range.begin <= at && at < range.end) return op.device;
+    return -1;
+}
+#endif
+
+// Section 2.9: each device's buffer, events and stream are released with that device current, as
+// they were made. (CUDA accepts another current device for these calls, so on real GPUs nothing
+// fails; the rule is the one every other call of the share follows, and the trace shows it only on
+// the simulator.)
+void expect_released_on_own_device(const Run& result) {
+#ifndef MGPU_CHECK_REAL_GPU
+    for (const auto& call : result.window) {
+        if (call.result != 0 || call.args.empty()) continue;
+        int owner = -1;
+        std::string what;
+        if (call.name == "cudaStreamDestroy") owner = device_of_stream(call.stream), what = "stream";
+        else if (call.name == "cudaEventDestroy") owner = device_of_event(result, call.args[0]), what = "event";
+        else if (call.name == "cudaFree") owner = device_of_buffer(call.args[0]), what = "buffer";
+        if (owner < 0 || call.device == owner) continue;
+        lesson3::expect(false, call.name + " of " + device_name(owner) + "'s " + what + " is made with " +
+                                   device_name(owner) + " current",
+                        device_name(owner) + " current", device_name(call.device) + " current: cudaSetDevice(" +
+                            std::to_string(owner) + ") before releasing that device's things",
+                        &call, "2.9");
+        return;
+    }
+#else
+    (void)result;
+#endif
+}
+
 void expect_each_share_on_its_device(const Run& result) {
+    bool every_share = true;
     for (std::size_t d = 0; d < result.plan.size(); ++d)
-        if (result.plan[d].count > 0 && !expect_share_on_its_device(result, d)) break;
+        if (result.plan[d].count > 0 && !expect_share_on_its_device(result, d)) {
+            every_share = false;
+            break;
+        }
+    if (every_share) expect_released_on_own_device(result);
     lesson3::expect_current_device(result.caller, result.text());
 }
 
