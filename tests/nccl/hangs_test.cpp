@@ -45,6 +45,18 @@ std::vector<ncclComm_t> all_comms(int n) {
     return comms;
 }
 
+// Ranks 0 and 1 of `id` on devices 0 and 1, made from one thread in a group, then destroyed.
+void make_and_destroy_two_ranks(const ncclUniqueId& id) {
+    std::vector<ncclComm_t> comms(2);
+    ncclGroupStart();
+    for (int r = 0; r < 2; ++r) {
+        cudaSetDevice(r);
+        ncclCommInitRank(&comms[r], 2, id, r);
+    }
+    ncclGroupEnd();
+    for (ncclComm_t comm : comms) ncclCommDestroy(comm);
+}
+
 }  // namespace
 
 TEST_CASE("an InitRank loop from one thread without a group is stopped, naming the ranks that never joined") {
@@ -74,14 +86,7 @@ TEST_CASE("ranks that join a unique id whose communicator is already made are st
         ncclUniqueId id;
         ncclGetUniqueId(&id);
         for (int round = 0; round < 2; ++round) {
-            std::vector<ncclComm_t> comms(2);
-            ncclGroupStart();
-            for (int r = 0; r < 2; ++r) {
-                cudaSetDevice(r);
-                ncclCommInitRank(&comms[r], 2, id, r);
-            }
-            ncclGroupEnd();
-            for (ncclComm_t comm : comms) ncclCommDestroy(comm);
+            make_and_destroy_two_ranks(id);
         }
     });
     CAPTURE(outcome.standard_error);
@@ -96,14 +101,7 @@ TEST_CASE("a fresh unique id for each communicator is never stopped") {
         for (int round = 0; round < 2; ++round) {
             ncclUniqueId id;
             ncclGetUniqueId(&id);
-            std::vector<ncclComm_t> comms(2);
-            ncclGroupStart();
-            for (int r = 0; r < 2; ++r) {
-                cudaSetDevice(r);
-                ncclCommInitRank(&comms[r], 2, id, r);
-            }
-            ncclGroupEnd();
-            for (ncclComm_t comm : comms) ncclCommDestroy(comm);
+            make_and_destroy_two_ranks(id);
         }
     });
     CAPTURE(outcome.standard_error);

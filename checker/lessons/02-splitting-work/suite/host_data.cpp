@@ -318,6 +318,11 @@ void run(Run& result, Driver driver, const std::vector<Share>& plan, std::uint64
     lesson3::require_status(result.status, cudaSuccess, result.text(), result.calls);
 }
 
+void run_refused(Run& result, Driver driver, std::uint64_t salt, int caller) {
+    run_any_status(result, driver, even_plan(50000, lesson3::device_count() + 1), salt, caller);
+    if (result.window.empty()) lesson3::require_status(result.status, cudaErrorInvalidValue, result.text(), result.calls);
+}
+
 void run_with_student_buffers(Run& result, const std::vector<Share>& plan, int caller) {
     prepare(result, Driver::OneThread, plan, caller, false);
     const std::size_t n = plan_total(plan);

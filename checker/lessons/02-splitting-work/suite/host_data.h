@@ -71,6 +71,12 @@ void run(Run& result, Driver driver, const std::vector<Share>& plan, std::uint64
 void run_any_status(Run& result, Driver driver, const std::vector<Share>& plan, std::uint64_t salt, int caller,
                     bool with_times = false);
 
+// A plan with more shares than the machine has devices (5 on pcie-4): the call must refuse it. The
+// refusal's code is the results criterion's business, so any status is taken; a call that made no
+// CUDA call at all (a placeholder) has shown nothing to judge, and the case stops unless it returned
+// cudaErrorInvalidValue.
+void run_refused(Run& result, Driver driver, std::uint64_t salt, int caller);
+
 // Brings the machine up again with the Nth cudaMalloc from then on failing with
 // cudaErrorMemoryAllocation, as on a full device. False (the case is then skipped and must return)
 // where faults cannot be injected: on real GPUs.
