@@ -395,7 +395,10 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
             std::vector<std::string> compile = build.cxx;
             compile.insert(compile.end(), build.cxx_flags.begin(), build.cxx_flags.end());
             // tools/sim/prelude/meson.build precompiles the prelude with these flags: change both together.
-            compile.insert(compile.end(), {"-std=c++20", "-O1", "-g", "-fdiagnostics-color=never", "-iquote", lesson.exercise_dir});
+            // Line tables are all the kit reads from the debug information (a fault's line, through
+            // addr2line); tracking where variables live would add a sixth to every compile.
+            compile.insert(compile.end(), {"-std=c++20", "-O1", "-g", "-fno-var-tracking-assignments",
+                                           "-fdiagnostics-color=never", "-iquote", lesson.exercise_dir});
             // The simulator's headers stand where CUDA's would: system headers, whose own warnings
             // are not the student's business.
             for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});
