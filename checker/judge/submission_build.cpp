@@ -295,6 +295,22 @@ std::vector<std::string> toolchain_dirs(const LessonBuild& build) {
     return dirs;
 }
 
+std::vector<std::string> simulator_compile_command(const Lesson& lesson, const LessonBuild& build, bool cuda_file) {
+    std::vector<std::string> compile = build.cxx;
+    compile.insert(compile.end(), build.cxx_flags.begin(), build.cxx_flags.end());
+    // tools/sim/prelude/meson.build precompiles the prelude with these flags: change both together.
+    // Line tables are all the kit reads from the debug information (a fault's line, through
+    // addr2line); tracking where variables live would add a sixth to every compile.
+    compile.insert(compile.end(), {"-std=c++20", "-O1", "-g", "-fno-var-tracking-assignments",
+                                   "-fdiagnostics-color=never", "-iquote", lesson.exercise_dir});
+    // The simulator's headers stand where CUDA's would: system headers, whose own warnings
+    // are not the student's business.
+    for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});
+    // What nvcc puts before every .cu file, precompiled: most of a compile is these headers.
+    if (cuda_file && !build.prelude.empty()) compile.insert(compile.end(), {"-include", build.prelude});
+    return compile;
+}
+
 BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const std::vector<SubmissionFile>& files,
                            const BuildSettings& given_settings) {
     BuildSettings settings = given_settings;
@@ -392,19 +408,8 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
         }
 
         if (!real_gpu || fs::path(file.name).extension() != ".cu") {   // g++ on the (rewritten) file
-            std::vector<std::string> compile = build.cxx;
-            compile.insert(compile.end(), build.cxx_flags.begin(), build.cxx_flags.end());
-            // tools/sim/prelude/meson.build precompiles the prelude with these flags: change both together.
-            // Line tables are all the kit reads from the debug information (a fault's line, through
-            // addr2line); tracking where variables live would add a sixth to every compile.
-            compile.insert(compile.end(), {"-std=c++20", "-O1", "-g", "-fno-var-tracking-assignments",
-                                           "-fdiagnostics-color=never", "-iquote", lesson.exercise_dir});
-            // The simulator's headers stand where CUDA's would: system headers, whose own warnings
-            // are not the student's business.
-            for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});
-            // What nvcc puts before every .cu file, precompiled: most of a compile is these headers.
-            if (fs::path(file.name).extension() == ".cu" && !build.prelude.empty())
-                compile.insert(compile.end(), {"-include", build.prelude});
+            std::vector<std::string> compile =
+                simulator_compile_command(lesson, build, fs::path(file.name).extension() == ".cu");
             // To assembly first, then assembled: the assembly shows where the file uses inline asm.
             const std::string assembly = (fs::path(workspace) / (stem.string() + ".s")).string();
             compile.insert(compile.end(), {"-S", rewritten.string(), "-o", assembly});

@@ -41,6 +41,10 @@ struct BuiltChecker {
     bool from_cache = false;
 };
 
+// The compiler and its options for one file of a submission on the simulator, without the file
+// and the output: .cu files (rewritten) also get the lesson's precompiled prelude.
+std::vector<std::string> simulator_compile_command(const Lesson& lesson, const LessonBuild& build, bool cuda_file);
+
 // Throws KitError for faults of the kit (the rewriter or the compiler missing, a cache that
 // cannot be written); everything the student's files cause is in the result.
 BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const std::vector<SubmissionFile>& files,

@@ -4,6 +4,7 @@
 // agree with the lesson text and the suite.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -12,6 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "lesson_grading_support.h"
+#include "lesson_catalog.h"
+#include "process_runner.h"
+#include "submission_build.h"
 
 using namespace lesson_tests;
 using namespace mgpu::judge;
@@ -34,6 +38,35 @@ LESSON_TEST_CASE("the reference solution earns every point") {
         CAPTURE(test.name);
         CHECK(test.cpu_seconds < grading_limit / 4);
     }
+}
+
+// A precompiled header made with other macros than the compile (-fopenmp defines _OPENMP) is
+// passed over without a word, and every submission of the lesson then compiles the simulator's
+// headers from their text: about twice the time.
+LESSON_TEST_CASE("the lesson's precompiled prelude serves its submissions' compiles") {
+    LessonPaths paths;
+    paths.kit_root = MGPU_KIT_ROOT;
+    paths.lessons_dir = std::string(MGPU_KIT_ROOT) + "/checker/lessons";
+    paths.lessons_build_dir = request_for(current_lesson(), "").lessons_build_dir;
+    const std::vector<Lesson> lessons = load_lessons(paths);
+    const Lesson* lesson = nullptr;
+    for (const Lesson& candidate : lessons)
+        if (candidate.id == current_lesson().id) lesson = &candidate;
+    REQUIRE(lesson != nullptr);
+    const LessonBuild build = load_lesson_build(lesson->build_manifest);
+    REQUIRE_FALSE(build.prelude.empty());
+    std::filesystem::create_directories(MGPU_CHECKER_TEST_CACHE);
+    const std::string source = std::string(MGPU_CHECKER_TEST_CACHE) + "/prelude-probe-" + lesson->id + ".cpp";
+    std::ofstream(source) << "int probe() { return 0; }\n";
+    ProcessSpec spec;
+    spec.argv = simulator_compile_command(*lesson, build, true);
+    spec.argv.insert(spec.argv.end(), {"-Winvalid-pch", "-Werror=invalid-pch", "-fsyntax-only", source});
+    spec.environment = {"PATH=" + judge_path_variable(), "LC_ALL=C"};
+    spec.limits.cpu_seconds = 60;
+    const ProcessOutcome outcome = run_process(spec);
+    INFO(outcome.output);
+    CHECK(outcome.exited);
+    CHECK(outcome.exit_code == 0);
 }
 
 LESSON_TEST_CASE("the skeleton builds, runs every check without crashing and earns at most 10%") {
