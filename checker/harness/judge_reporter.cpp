@@ -2,6 +2,7 @@
 // the result channel. Selected with -r=mgpu-judge by the harness's main when a judge is attached.
 #include <doctest/doctest.h>
 
+#include "mgpu/check/host_races.h"
 #include "result_channel.h"
 
 namespace mgpu::check::detail {
@@ -43,8 +44,12 @@ struct JudgeReporter : public doctest::IReporter {
         unsigned listed = 0;
         for (unsigned i = 0; i < query.num_data; ++i) {
             const doctest::TestCaseData* test = query.data[i];
-            send(json{{"event", "case"}, {"name", test->m_name}, {"file", test->m_file.c_str()},
-                      {"line", test->m_line}});
+            json listed_case{{"event", "case"}, {"name", test->m_name}, {"file", test->m_file.c_str()},
+                             {"line", test->m_line}};
+            // Cases of the suite "host races" run in the judge's ThreadSanitizer build (host_races.h).
+            if (test->m_test_suite != nullptr && std::string(test->m_test_suite) == mgpu::check::kHostRaceSuite)
+                listed_case["race"] = true;
+            send(listed_case);
             ++listed;
         }
         send(json{{"event", "list-end"}, {"count", listed}});

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,11 +36,15 @@ struct CaseRunSettings {
     std::vector<std::string> toolchain_dirs; // the toolkit's folder outside /usr (its libraries)
     std::vector<std::string> hidden_dirs;    // folders the cases must not see (grading_view.h)
     std::vector<std::string> hidden_again;
+    // The submission's ThreadSanitizer build and the cases that run in it (CaseListing::race_cases).
+    std::string race_binary;
+    std::set<std::string> race_cases;
 };
 
 struct CaseListing {
     bool ok = false;
     std::vector<std::string> names;
+    std::vector<std::string> race_cases;   // those of the doctest suite "host races" (mgpu/check/host_races.h)
     std::string problem;          // why no trusted list came back
 };
 
@@ -66,6 +71,7 @@ struct CaseRecords {
     std::string timeline_html;    // the case's timeline page (a failed overlap or ordering check)
     std::vector<std::string> exceptions;
     std::vector<std::string> listed;
+    std::vector<std::string> race_cases;
     bool list_complete = false;
 };
 CaseRecords read_records(const std::string& text, const std::string& key);

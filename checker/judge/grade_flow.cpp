@@ -94,24 +94,28 @@ bool submission_has(const Lesson& lesson, const GradeRequest& request) {
     return false;
 }
 
-std::vector<std::string> cached_listing(const std::string& cache_entry) {
+// The cases a cached build listed, and which of them are race cases: {"cases": [...], "race": [...]}.
+// Anything else (an older file, a torn one) reads as nothing, and the build is listed again.
+bool cached_listing(const std::string& cache_entry, CaseListing* listing) {
     std::ifstream file(fs::path(cache_entry) / "cases.json");
-    if (!file) return {};
+    if (!file) return false;
     auto document = nlohmann::json::parse(file, nullptr, false);
-    if (document.is_discarded() || !document.is_array()) return {};
-    std::vector<std::string> names;
-    for (const auto& name : document) {
-        if (name.is_string()) names.push_back(name.get<std::string>());
-    }
-    return names;
+    if (document.is_discarded() || !document.is_object() || !document.contains("cases") ||
+        !document["cases"].is_array() || !document.contains("race") || !document["race"].is_array())
+        return false;
+    for (const auto& name : document["cases"])
+        if (name.is_string()) listing->names.push_back(name.get<std::string>());
+    for (const auto& name : document["race"])
+        if (name.is_string()) listing->race_cases.push_back(name.get<std::string>());
+    return !listing->names.empty();
 }
 
-void store_listing(const std::string& cache_entry, const std::vector<std::string>& names) {
+void store_listing(const std::string& cache_entry, const CaseListing& listing) {
     const fs::path path = fs::path(cache_entry) / "cases.json";
     const fs::path temporary = fs::path(cache_entry) / ("cases.json." + std::to_string(::getpid()));
     {
         std::ofstream file(temporary);
-        file << nlohmann::json(names).dump(1);
+        file << nlohmann::json{{"cases", listing.names}, {"race", listing.race_cases}}.dump(1);
     }
     std::error_code error;
     fs::rename(temporary, path, error);
@@ -168,8 +172,8 @@ void grade_lesson(const Lesson& lesson, const GradeRequest& request, bool lesson
     CaseRunSettings lesson_run = run;
     lesson_run.toolchain_dirs = toolchain_dirs(build);
 
-    std::vector<std::string> names = cached_listing(built.cache_entry);
-    if (names.empty()) {
+    CaseListing cached;
+    if (!cached_listing(built.cache_entry, &cached)) {
         CaseListing listing = list_cases(built.binary, lesson_run);
         if (!listing.ok) {
             if (listing.problem.rfind("internal:", 0) == 0) throw KitError(listing.problem);
@@ -178,9 +182,12 @@ void grade_lesson(const Lesson& lesson, const GradeRequest& request, bool lesson
             result->problem = listing.problem;
             return;
         }
-        names = listing.names;
-        store_listing(built.cache_entry, names);
+        cached = listing;
+        store_listing(built.cache_entry, cached);
     }
+    const std::vector<std::string>& names = cached.names;
+    lesson_run.race_binary = built.race_binary;
+    lesson_run.race_cases.insert(cached.race_cases.begin(), cached.race_cases.end());
     for (const auto& name : names) {
         if (lesson.rubric.find(criterion_of(name)) == nullptr) {
             throw KitError("test case \"" + name + "\" of lesson " + lesson.id +

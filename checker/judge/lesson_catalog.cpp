@@ -68,6 +68,8 @@ LessonBuild load_lesson_build(const std::string& path_text) {
     build.prelude = optional_field<std::string>(manifest, "prelude", "", path);
     build.nvcc = optional_field<std::vector<std::string>>(manifest, "nvcc", {}, path);
     build.nvcc_flags = optional_field<std::vector<std::string>>(manifest, "nvcc_flags", {}, path);
+    build.race_flags = optional_field<std::vector<std::string>>(manifest, "race_flags", {}, path);
+    build.race_prelude = optional_field<std::string>(manifest, "race_prelude", "", path);
     if (build.cxx.empty()) throw KitError(path.string() + ": \"cxx\" is empty");
     return build;
 }

@@ -43,6 +43,11 @@ struct LessonBuild {
     std::string prelude;                     // -include'd before each rewritten .cu: a precompiled header ("" none)
     std::vector<std::string> nvcc;           // real GPUs: nvcc compiles .cu files as they are (empty: the simulator)
     std::vector<std::string> nvcc_flags;
+    // The second build for the suite's race cases (docs/host-races.md): added to the compile and
+    // the link of the simulator build, with its own precompiled prelude. Empty: no race build, and
+    // the race cases skip themselves.
+    std::vector<std::string> race_flags;
+    std::string race_prelude;
     std::string manifest_text;               // the file as read, part of the build cache key
 };
 

@@ -21,6 +21,8 @@ namespace mgpu::judge {
 
 namespace fs = std::filesystem;
 
+constexpr const char* kRaceBinary = "checker-races";
+
 namespace {
 
 // Part of every cache key: change it whenever what a build does or checks changes, so that no
@@ -295,9 +297,11 @@ std::vector<std::string> toolchain_dirs(const LessonBuild& build) {
     return dirs;
 }
 
-std::vector<std::string> simulator_compile_command(const Lesson& lesson, const LessonBuild& build, bool cuda_file) {
+std::vector<std::string> simulator_compile_command(const Lesson& lesson, const LessonBuild& build, bool cuda_file,
+                                                   bool race_build) {
     std::vector<std::string> compile = build.cxx;
     compile.insert(compile.end(), build.cxx_flags.begin(), build.cxx_flags.end());
+    if (race_build) compile.insert(compile.end(), build.race_flags.begin(), build.race_flags.end());
     // tools/sim/prelude/meson.build precompiles the prelude with these flags: change both together.
     // Line tables are all the kit reads from the debug information (a fault's line, through
     // addr2line); tracking where variables live would add a sixth to every compile.
@@ -307,7 +311,8 @@ std::vector<std::string> simulator_compile_command(const Lesson& lesson, const L
     // are not the student's business.
     for (const auto& dir : build.include_dirs) compile.insert(compile.end(), {"-isystem", dir});
     // What nvcc puts before every .cu file, precompiled: most of a compile is these headers.
-    if (cuda_file && !build.prelude.empty()) compile.insert(compile.end(), {"-include", build.prelude});
+    const std::string& prelude = race_build ? build.race_prelude : build.prelude;
+    if (cuda_file && !prelude.empty()) compile.insert(compile.end(), {"-include", prelude});
     return compile;
 }
 
@@ -336,6 +341,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
         BuiltChecker cached;
         cached.ok = true;
         cached.binary = (entry / "checker").string();
+        if (fs::exists(entry / kRaceBinary)) cached.race_binary = (entry / kRaceBinary).string();
         cached.cache_entry = entry.string();
         cached.from_cache = true;
         return cached;
@@ -364,6 +370,9 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
 
     std::vector<std::string> objects;
     std::vector<ElfObject> inspected;
+    // docs/host-races.md: a second binary, instrumented by ThreadSanitizer, for the race cases.
+    const bool race_build = !real_gpu && !build.race_flags.empty();
+    std::vector<std::string> race_objects;
     for (const auto& file : files) {
         const std::string source = read_file(file.path);
         const fs::path stem = fs::path(file.name).stem();
@@ -409,7 +418,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
 
         if (!real_gpu || fs::path(file.name).extension() != ".cu") {   // g++ on the (rewritten) file
             std::vector<std::string> compile =
-                simulator_compile_command(lesson, build, fs::path(file.name).extension() == ".cu");
+                simulator_compile_command(lesson, build, fs::path(file.name).extension() == ".cu", false);
             // To assembly first, then assembled: the assembly shows where the file uses inline asm.
             const std::string assembly = (fs::path(workspace) / (stem.string() + ".s")).string();
             compile.insert(compile.end(), {"-S", rewritten.string(), "-o", assembly});
@@ -445,6 +454,20 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
             ProcessOutcome assembled = run_tool(assemble, settings, workspace, true, settings.compile_cpu_seconds);
             if (!assembled.started) throw KitError("cannot run the assembler: " + assembled.start_error);
             if (!succeeded(assembled)) throw KitError("the compiler's own assembly did not assemble: " + assembled.output);
+            if (race_build) {
+                // The same file again for the race cases, instrumented; it compiled once, so a failure
+                // here is the kit's (the sanitizer's runtime missing, say).
+                const std::string race_object = (fs::path(workspace) / (stem.string() + ".races.o")).string();
+                std::vector<std::string> race_compile =
+                    simulator_compile_command(lesson, build, fs::path(file.name).extension() == ".cu", true);
+                race_compile.insert(race_compile.end(), {"-c", rewritten.string(), "-o", race_object});
+                ProcessOutcome race_compiled =
+                    run_tool(race_compile, settings, workspace, true, settings.compile_cpu_seconds);
+                if (!race_compiled.started) throw KitError("cannot run the C++ compiler: " + race_compiled.start_error);
+                if (!succeeded(race_compiled))
+                    throw KitError("the race cases' build of " + file.display + " failed: " + race_compiled.output);
+                race_objects.push_back(race_object);
+            }
         }
 
         ElfObject elf;
@@ -499,6 +522,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
         if (!compiled.started) throw KitError("cannot run the C++ compiler: " + compiled.start_error);
         if (!succeeded(compiled)) throw KitError("the student's sources could not be embedded: " + compiled.output);
         objects.push_back(object);
+        race_objects.push_back(object);
     }
 
     const std::string binary = (fs::path(workspace) / "checker").string();
@@ -513,6 +537,18 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
     ProcessOutcome linked = run_tool(link, settings, workspace, false);
     if (!linked.started) throw KitError("cannot run the linker: " + linked.start_error);
     if (!succeeded(linked)) return not_built("link error", explain_link_failure(explain_outcome(linked, "the linker")));
+    if (race_build) {
+        std::vector<std::string> race_link = build.cxx;
+        race_link.insert(race_link.end(), build.race_flags.begin(), build.race_flags.end());
+        race_link.insert(race_link.end(), {"-o", (fs::path(workspace) / kRaceBinary).string(), "-Wl,--whole-archive"});
+        race_link.insert(race_link.end(), build.link_archives.begin(), build.link_archives.end());
+        race_link.push_back("-Wl,--no-whole-archive");
+        race_link.insert(race_link.end(), race_objects.begin(), race_objects.end());
+        race_link.insert(race_link.end(), build.link_flags.begin(), build.link_flags.end());
+        ProcessOutcome race_linked = run_tool(race_link, settings, workspace, false);
+        if (!race_linked.started) throw KitError("cannot run the linker: " + race_linked.start_error);
+        if (!succeeded(race_linked)) throw KitError("the race cases' binary did not link: " + race_linked.output);
+    }
 
     // Publish the build: a concurrent judge may have published the same key first.
     fs::rename(workspace, entry, error);
@@ -525,6 +561,7 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
     BuiltChecker built;
     built.ok = true;
     built.binary = (entry / "checker").string();
+    if (race_build) built.race_binary = (entry / kRaceBinary).string();
     built.cache_entry = entry.string();
     return built;
 }

@@ -37,13 +37,16 @@ struct BuiltChecker {
     std::string problem_kind;    // "compile error", "forbidden symbol", "missing function", ...
     std::string problem;         // full text for the student
     std::string binary;          // the checker binary (ok only)
+    std::string race_binary;     // the same under ThreadSanitizer, for the race cases ("" = none built)
     std::string cache_entry;     // its folder in the cache
     bool from_cache = false;
 };
 
 // The compiler and its options for one file of a submission on the simulator, without the file
-// and the output: .cu files (rewritten) also get the lesson's precompiled prelude.
-std::vector<std::string> simulator_compile_command(const Lesson& lesson, const LessonBuild& build, bool cuda_file);
+// and the output: .cu files (rewritten) also get the lesson's precompiled prelude. `race_build`:
+// the build for the race cases (LessonBuild::race_flags, with its own prelude).
+std::vector<std::string> simulator_compile_command(const Lesson& lesson, const LessonBuild& build, bool cuda_file,
+                                                   bool race_build);
 
 // Throws KitError for faults of the kit (the rewriter or the compiler missing, a cache that
 // cannot be written); everything the student's files cause is in the result.

@@ -39,7 +39,12 @@ LESSON_TEST_CASE("corpus: every submission written from the text and the header 
             CAPTURE(result.criterion.name);
             CHECK(result.earned == doctest::Approx(result.max));
         }
-        CHECK(report.cases_skipped() == 0);
+        // Only a race case skips, where the compiler has no working ThreadSanitizer (docs/host-races.md).
+        for (const auto& test : lesson.cases) {
+            if (test.status != CaseStatus::Skipped) continue;
+            CAPTURE(test.name);
+            CHECK(test.reason.find("ThreadSanitizer") != std::string::npos);
+        }
         CHECK(report.exit_code() == 0);
     }
 }

@@ -66,7 +66,9 @@ private:
 // Task 6. Calls work(d) once for every visible device d, each call on a host thread of its own with d
 // current on that thread, so that every allocation and launch of work(d) lands on device d. The threads
 // may be std::threads or an OpenMP team, whose thread 0 is the calling thread itself; either way the
-// caller's current device is the same afterwards. Returns when every call has returned: cudaSuccess,
-// or the first error that kept a device from being made current. With no device, calls nothing and
-// returns cudaSuccess.
+// caller's current device is the same afterwards. The threads run at the same time: whatever they
+// share (a status to return, a list they fill) is written under a lock, or into a slot of each
+// thread's own made before the threads start; the grader runs the threads under a race detector.
+// Returns when every call has returned: cudaSuccess, or the first error that kept a device from
+// being made current. With no device, calls nothing and returns cudaSuccess.
 cudaError_t for_each_device(const std::function<void(int device)>& work);

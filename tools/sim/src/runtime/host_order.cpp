@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "program_clock.h"
+#include "race_annotations.h"
 
 namespace mgpu::sim::rt {
 namespace {
@@ -155,6 +156,7 @@ void release(const void* object) {
     if (t.ignored.contains(object)) return;
     double& at = t.released[object];
     at = std::max(at, order().clock_us);
+    race_release(object);
 }
 
 void acquire(const void* object) {
@@ -162,9 +164,11 @@ void acquire(const void* object) {
     std::lock_guard<SpinLock> lock(t.lock);
     auto it = t.released.find(object);
     if (it != t.released.end()) order().clock_us = std::max(order().clock_us, it->second);
+    if (!t.ignored.contains(object)) race_acquire(object);
 }
 
 long arrive(const void* barrier) {
+    race_release(barrier);
     Table& t = table();
     std::lock_guard<SpinLock> lock(t.lock);
     const long round = t.rounds[{barrier, pthread_self()}]++;
@@ -174,6 +178,7 @@ long arrive(const void* barrier) {
 }
 
 void leave(const void* barrier, long round) {
+    race_acquire(barrier);
     Table& t = table();
     std::lock_guard<SpinLock> lock(t.lock);
     auto it = t.arrivals.find({barrier, round});

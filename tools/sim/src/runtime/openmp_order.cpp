@@ -13,6 +13,7 @@
 
 #include "host_order.h"
 #include "program_clock.h"
+#include "race_annotations.h"
 
 namespace mgpu::sim::rt {
 namespace {
@@ -48,10 +49,12 @@ void run_member(void* raw) {
     Region* outer = t_region;
     t_region = &region;
     raise_to(region.start_us);
+    race_acquire(&region.start_us);
     // A worker comes from the team's pool, where it waited since its last region, and the
     // encountering thread from starting the team: neither is the program's own time.
     program_clock_resume(clock_us());
     region.body(region.data);
+    race_release(&region.end_us);
     raise_end(region.end_us, clock_us());
     // From here to the region's end the thread waits for the rest of its team.
     program_clock_wait_begin();
@@ -74,8 +77,10 @@ void parallel(void (*body)(void*), void* data, Start&& start) {
         return;
     }
     Region region{body, data, clock_us(), {clock_us()}};
+    race_release(&region.start_us);
     program_clock_wait_begin();
     start(run_member, &region);
+    race_acquire(&region.end_us);
     raise_to(region.end_us.load());
     program_clock_wait_end(clock_us());
     forget_barrier(&region);
