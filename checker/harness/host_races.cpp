@@ -50,7 +50,6 @@ struct RawRace {
 // runtime intercepts (this file is not instrumented, so the atomics are plain instructions).
 RawRace raw_races[kReports];
 std::atomic<int> raw_count{0};
-std::atomic<int> forgotten{0};
 std::atomic_flag writing = ATOMIC_FLAG_INIT;
 
 // "file:line" of the first frame of `frames` in one of the student's files (inlined frames too), or of
@@ -91,7 +90,7 @@ std::vector<HostRace> host_races() {
     std::vector<HostRace> races;
     std::set<std::tuple<std::string, int, std::string, int>> seen;
     const int count = std::min(raw_count.load(), kReports);
-    for (int i = forgotten.load(); i < count; ++i) {
+    for (int i = 0; i < count; ++i) {
         HostRace race;
         std::tie(race.file, race.line) = student_line(raw_races[i].access[0].frames);
         std::tie(race.other_file, race.other_line) = student_line(raw_races[i].access[1].frames);
@@ -109,8 +108,6 @@ std::vector<HostRace> host_races() {
     }
     return races;
 }
-
-void forget_host_races() { forgotten = std::min(raw_count.load(), kReports); }
 
 }  // namespace mgpu::check
 

@@ -525,27 +525,27 @@ BuiltChecker build_checker(const Lesson& lesson, const LessonBuild& build, const
         race_objects.push_back(object);
     }
 
-    const std::string binary = (fs::path(workspace) / "checker").string();
-    std::vector<std::string> link = build.cxx;
-    link.insert(link.end(), {"-o", binary, "-Wl,--whole-archive"});
     // The kit's archives come first, so where the student's object and ours both carry an inline
     // or template definition, ours is the one kept.
-    link.insert(link.end(), build.link_archives.begin(), build.link_archives.end());
-    link.push_back("-Wl,--no-whole-archive");
-    link.insert(link.end(), objects.begin(), objects.end());
-    link.insert(link.end(), build.link_flags.begin(), build.link_flags.end());
-    ProcessOutcome linked = run_tool(link, settings, workspace, false);
+    const auto link_command = [&](const std::vector<std::string>& flags, const std::string& output,
+                                  const std::vector<std::string>& linked_objects) {
+        std::vector<std::string> link = build.cxx;
+        link.insert(link.end(), flags.begin(), flags.end());
+        link.insert(link.end(), {"-o", output, "-Wl,--whole-archive"});
+        link.insert(link.end(), build.link_archives.begin(), build.link_archives.end());
+        link.push_back("-Wl,--no-whole-archive");
+        link.insert(link.end(), linked_objects.begin(), linked_objects.end());
+        link.insert(link.end(), build.link_flags.begin(), build.link_flags.end());
+        return link;
+    };
+    const std::string binary = (fs::path(workspace) / "checker").string();
+    ProcessOutcome linked = run_tool(link_command({}, binary, objects), settings, workspace, false);
     if (!linked.started) throw KitError("cannot run the linker: " + linked.start_error);
     if (!succeeded(linked)) return not_built("link error", explain_link_failure(explain_outcome(linked, "the linker")));
     if (race_build) {
-        std::vector<std::string> race_link = build.cxx;
-        race_link.insert(race_link.end(), build.race_flags.begin(), build.race_flags.end());
-        race_link.insert(race_link.end(), {"-o", (fs::path(workspace) / kRaceBinary).string(), "-Wl,--whole-archive"});
-        race_link.insert(race_link.end(), build.link_archives.begin(), build.link_archives.end());
-        race_link.push_back("-Wl,--no-whole-archive");
-        race_link.insert(race_link.end(), race_objects.begin(), race_objects.end());
-        race_link.insert(race_link.end(), build.link_flags.begin(), build.link_flags.end());
-        ProcessOutcome race_linked = run_tool(race_link, settings, workspace, false);
+        const std::string race_binary = (fs::path(workspace) / kRaceBinary).string();
+        ProcessOutcome race_linked =
+            run_tool(link_command(build.race_flags, race_binary, race_objects), settings, workspace, false);
         if (!race_linked.started) throw KitError("cannot run the linker: " + race_linked.start_error);
         if (!succeeded(race_linked)) throw KitError("the race cases' binary did not link: " + race_linked.output);
     }

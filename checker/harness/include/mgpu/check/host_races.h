@@ -26,9 +26,8 @@ struct HostRace {
 // False in a binary built without ThreadSanitizer: a race case then skips itself.
 bool race_detector_active();
 
-// The races reported since the process started (or since the last forget_host_races), each pair
+// The races reported since the process started (each case runs in a process of its own), each pair
 // of lines once, in the order they were found.
 std::vector<HostRace> host_races();
-void forget_host_races();
 
 }  // namespace mgpu::check
