@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <regex>
 #include <stdexcept>
 
 #include "mgpu/check/harness.h"
@@ -12,6 +13,50 @@
 namespace mgpu::check {
 
 namespace {
+
+bool is_students_file(const std::string& path) {
+    const auto& sources = student_sources();
+    if (sources.count(path) == 1) return true;
+    for (const auto& [name, text] : sources)
+        if (path.size() > name.size() && path.compare(path.size() - name.size(), name.size(), name) == 0 &&
+            path[path.size() - name.size() - 1] == '/')
+            return true;
+    return false;
+}
+
+// A place in the kit's own sources (the suite, the simulator) that a message names, "file:line"
+// with a checker/ or tools/ folder in its path. Where the suite or the simulator made a call
+// itself (set-up before the student's code runs), the student has no such file to open.
+const std::regex& kit_place() {
+    static const std::regex place(R"(( at )?((?:[^\s()'":,;]*/)?(?:checker|tools)/[^\s()'":,;]+):([0-9]+))");
+    return place;
+}
+
+std::string in_students_terms(const std::string& text) {
+    std::string out;
+    std::size_t copied = 0;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kit_place()); it != std::sregex_iterator(); ++it) {
+        const std::smatch& found = *it;
+        if (is_students_file(found[2].str())) continue;
+        out += text.substr(copied, static_cast<std::size_t>(found.position()) - copied);
+        out += found[1].matched ? " in the grader's set-up of this case" : "the grader's set-up of this case";
+        copied = static_cast<std::size_t>(found.position() + found.length());
+    }
+    return out + text.substr(copied);
+}
+
+// Every finding points into the student's file or names the grader's set-up as such (the judge
+// shows `file` as the place to look): no path into the kit reaches the student.
+Finding in_students_terms(Finding finding) {
+    finding.check = in_students_terms(finding.check);
+    finding.expected = in_students_terms(finding.expected);
+    finding.observed = in_students_terms(finding.observed);
+    if (!finding.file.empty() && !student_sources().empty() && !is_students_file(finding.file)) {
+        finding.file.clear();
+        finding.line = 0;
+    }
+    return finding;
+}
 
 std::string describe(const Finding& finding) {
     std::string text = finding.check + ": expected " + finding.expected + ", observed " + finding.observed;
@@ -23,20 +68,23 @@ std::string describe(const Finding& finding) {
 
 }  // namespace
 
-void fail(const Finding& finding) {
+void fail(const Finding& reported) {
+    const Finding finding = in_students_terms(reported);
     detail::current_case().pending_finding = finding;
     DOCTEST_FAIL_CHECK(describe(finding));
     detail::current_case().pending_finding.reset();
 }
 
-void fail_and_stop(const Finding& finding) {
+void fail_and_stop(const Finding& reported) {
+    const Finding finding = in_students_terms(reported);
     detail::current_case().pending_finding = finding;
     DOCTEST_FAIL(describe(finding));
     // DOCTEST_FAIL throws; this point is reached only if doctest was told not to throw.
     throw std::runtime_error("case stopped after a failed check");
 }
 
-void fail_and_end_process(const Finding& finding) {
+void fail_and_end_process(const Finding& reported) {
+    const Finding finding = in_students_terms(reported);
     detail::CaseState& state = detail::current_case();
     nlohmann::json record{{"event", "finding"},
                           {"case", state.name},

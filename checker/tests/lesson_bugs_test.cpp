@@ -5,6 +5,8 @@
 // breaks by the header) and keep every other criterion whole. An entry that also has "observed"
 // is a known disagreement, a bug the grader does not catch yet or a criterion it takes wrongly:
 // it is listed in the test's output, not graded, until a case catches it and "observed" goes.
+// An entry with "explained" also says what the first failed case the student reads must say
+// (check_first_explanation), and no finding of any entry may point into the kit's own files.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -64,5 +66,11 @@ LESSON_TEST_CASE("bugs: every realistic mistake loses its own criteria and only 
             }
         }
         CHECK(report.exit_code() == 1);
+        // What the student reads first names the mistake, where the entry says how.
+        if (entry.contains("explained")) check_first_explanation(report, tested, entry.at("explained"));
+        for (const std::string& path : kit_paths_named(report, tested)) {
+            CAPTURE(path);
+            FAIL_CHECK("a finding names a file of the kit instead of the student's code");
+        }
     }
 }

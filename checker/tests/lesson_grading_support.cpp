@@ -1,10 +1,12 @@
 #include "lesson_grading_support.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -110,6 +112,63 @@ const mgpu::judge::CriterionResult& criterion(const mgpu::judge::LessonResult& l
 
 std::string report_text(const mgpu::judge::GradeReport& report) {
     return mgpu::judge::terminal_report(report, false, false);
+}
+
+std::string first_failed_case(const std::string& report) {
+    const auto fix = report.find("What to fix");
+    if (fix == std::string::npos) return "";
+    const auto begin = report.find("\n  x ", fix);
+    if (begin == std::string::npos) return "";
+    auto end = report.find("\n  x ", begin + 1);
+    const auto next_criterion = report.find("\n\n", begin + 1);
+    if (next_criterion != std::string::npos && (end == std::string::npos || next_criterion < end)) end = next_criterion;
+    return report.substr(begin + 1, end == std::string::npos ? std::string::npos : end - begin - 1);
+}
+
+void check_first_explanation(const mgpu::judge::GradeReport& report, const TestedLesson& lesson,
+                             const nlohmann::json& explained) {
+    const std::string shown = first_failed_case(report_text(report));
+    CAPTURE(shown);
+    REQUIRE_FALSE(shown.empty());
+    for (const auto& phrase : explained.value("says", nlohmann::json::array())) {
+        CAPTURE(phrase.get<std::string>());
+        CHECK(shown.find(phrase.get<std::string>()) != std::string::npos);
+    }
+    if (explained.contains("section")) {
+        // The case's own "read:" line, or else its criterion's heading just above it.
+        const std::string section = explained.at("section").get<std::string>();
+        const std::string text = report_text(report);
+        const std::size_t block = text.find(shown);
+        const std::size_t heading = block == std::string::npos || block < 2 ? 0 : text.rfind('\n', block - 2) + 1;
+        const std::string above = block == std::string::npos ? "" : text.substr(heading, block - heading);
+        CAPTURE(above);
+        CHECK(((shown + "\n").find("README.md section " + section + "\n") != std::string::npos ||
+               above.find("README.md section " + section + " (") != std::string::npos));
+    }
+    if (explained.value("at_student_line", false)) {
+        // "at:       <submission>/<lesson id>/<student file>:<line>"
+        const std::regex at("\n +at: +[^\n]*" + std::string(lesson.id) + "/" + lesson.student_file + ":[1-9][0-9]*\n");
+        CHECK(std::regex_search(shown + "\n", at));
+    }
+}
+
+std::vector<std::string> kit_paths_named(const mgpu::judge::GradeReport& report, const TestedLesson& lesson) {
+    const std::string own = "/" + std::string(lesson.id) + "/" + lesson.student_file;
+    const std::string text = mgpu::judge::terminal_report(report, false, false, true);
+    static const std::regex kit_path(R"((?:\.\./)*(?:checker|tools)/[A-Za-z0-9_.+-]+(?:/[A-Za-z0-9_.+-]+)*(?::[0-9]+)?)");
+    std::vector<std::string> found;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kit_path); it != std::sregex_iterator(); ++it) {
+        const std::string path = it->str();
+        if (path == "tools/mgpu") continue;
+        const std::string file = path.substr(0, path.find(':'));
+        if (file.size() >= own.size() && file.compare(file.size() - own.size(), own.size(), own) == 0) continue;
+        // Only a whole word: "my_tools/x" or "toolchecker/" is not the kit's folder.
+        const auto at = static_cast<std::size_t>(it->position());
+        if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_' || text[at - 1] == '/'))
+            continue;
+        found.push_back(path);
+    }
+    return found;
 }
 
 }  // namespace lesson_tests

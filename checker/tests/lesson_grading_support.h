@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -59,5 +60,22 @@ const mgpu::judge::CriterionResult& criterion(const mgpu::judge::LessonResult& l
 
 // The whole terminal report, for test failure messages.
 std::string report_text(const mgpu::judge::GradeReport& report);
+
+// The block of the terminal report's first failed case under "What to fix", from its "x" line to
+// the next case or criterion: what the student reads first.
+std::string first_failed_case(const std::string& report);
+
+// Checks that the first failed case explains the mistake as `explained` says: {"says": [phrases
+// that must all be in it], "section": "4.5" (its "read:" line, or its criterion's heading, names that
+// section), "at_student_line":
+// true (an "at:" line points into the student's own file)}. Any of the three may be left out.
+void check_first_explanation(const mgpu::judge::GradeReport& report, const TestedLesson& lesson,
+                             const nlohmann::json& explained);
+
+// Every place in the report, every finding shown, that names a file of the kit's own checker or
+// tools (checker/..., tools/..., however many ../ before it) rather than the student's file or
+// the lesson text. The command tools/mgpu, which the student runs, is not a place, and neither is
+// the student's own file wherever it lies (the tests keep theirs under the build's checker/tests/).
+std::vector<std::string> kit_paths_named(const mgpu::judge::GradeReport& report, const TestedLesson& lesson);
 
 }  // namespace lesson_tests

@@ -14,23 +14,6 @@
 using namespace lesson_tests;
 using namespace mgpu::judge;
 
-namespace {
-
-// The block of the terminal report's first failed case under "What to fix": from its "x" line to
-// the next case or criterion.
-std::string first_failed_case(const std::string& report) {
-    const auto fix = report.find("What to fix");
-    if (fix == std::string::npos) return "";
-    const auto begin = report.find("\n  x ", fix);
-    if (begin == std::string::npos) return "";
-    auto end = report.find("\n  x ", begin + 1);
-    const auto next_criterion = report.find("\n\n", begin + 1);
-    if (next_criterion != std::string::npos && (end == std::string::npos || next_criterion < end)) end = next_criterion;
-    return report.substr(begin + 1, end == std::string::npos ? std::string::npos : end - begin - 1);
-}
-
-}  // namespace
-
 LESSON_TEST_CASE("each mutant loses points in its criterion and only there") {
     const TestedLesson& tested = current_lesson();
     const std::string manifest_path =
@@ -66,6 +49,12 @@ LESSON_TEST_CASE("each mutant loses points in its criterion and only there") {
             CAPTURE(shown);
             for (const auto& phrase : mutants[index].at("first_message"))
                 CHECK(shown.find(phrase.get<std::string>()) != std::string::npos);
+        }
+        if (mutants[index].contains("explained")) check_first_explanation(report, tested, mutants[index].at("explained"));
+        // Every finding points into the student's file or names the grader's set-up as such.
+        for (const std::string& path : kit_paths_named(report, tested)) {
+            CAPTURE(path);
+            FAIL_CHECK("a finding names a file of the kit instead of the student's code");
         }
     }
 }

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "mgpu/sim/control.h"
 #include "nccl_test_support.h"
 
 using namespace nccl_tests;
@@ -186,4 +187,34 @@ TEST_CASE("ncclMemAlloc gives device memory a collective can use; registration i
         CHECK(ncclMemFree(buffers[r]) == ncclSuccess);
     }
     cudaSetDevice(0);
+}
+
+// The trace keeps NCCL's reason with each failed call, so a grader can say why without asking
+// ncclGetLastError at the right moment; ncclGroupEnd that returns a refusal again carries its
+// reason, and a call that succeeds carries none.
+TEST_CASE("a failed NCCL call's trace record holds NCCL's reason; ncclGroupEnd repeats the refusal's") {
+    use_machine("hgx-h200-8");
+    std::vector<ncclComm_t> comms(2);
+    REQUIRE(ncclCommInitAll(comms.data(), 2, nullptr) == ncclSuccess);
+    float* buffer = nullptr;
+    cudaMalloc(&buffer, 8 * sizeof(float));
+    CHECK(ncclGroupStart() == ncclSuccess);
+    CHECK(ncclBroadcast(buffer, buffer, 2, ncclFloat, 7, comms[0], nullptr) == ncclInvalidArgument);
+    CHECK(ncclGroupEnd() == ncclInvalidArgument);
+    CHECK(ncclCommCount(comms[0], nullptr) == ncclInvalidArgument);
+    int count = 0;
+    CHECK(ncclCommCount(comms[0], &count) == ncclSuccess);
+    std::vector<mgpu::trace::ApiCall> nccl;
+    for (const auto& call : mgpu::sim::trace().calls)
+        if (call.name.rfind("nccl", 0) == 0) nccl.push_back(call);
+    REQUIRE(nccl.size() >= 5);
+    const auto& broadcast = nccl[nccl.size() - 4];
+    const auto& group_end = nccl[nccl.size() - 3];
+    CHECK(broadcast.name == "ncclBroadcast");
+    CHECK(broadcast.reason == "Invalid root 7, nranks 2");
+    CHECK(group_end.name == "ncclGroupEnd");
+    CHECK(group_end.reason == broadcast.reason);
+    CHECK(nccl.back().reason.empty());
+    for (ncclComm_t comm : comms) ncclCommDestroy(comm);
+    cudaFree(buffer);
 }

@@ -74,7 +74,7 @@ TEST_CASE("an InitRank loop from one thread without a group is stopped, naming t
     CHECK(outcome.exit_code == kStoppedStatus);
     CHECK(contains(outcome.standard_error, "waits in ncclCommInitRank"));
     CHECK(contains(outcome.standard_error, "rank 0 (device 0) joined"));
-    CHECK(contains(outcome.standard_error, "rank(s) 1, 2, 3 never called ncclCommInitRank"));
+    CHECK(contains(outcome.standard_error, "ranks 1, 2, 3 never called ncclCommInitRank"));
     CHECK(contains(outcome.standard_error, "ncclGroupStart"));
 }
 
@@ -145,6 +145,33 @@ TEST_CASE("a rank whose thread never calls the collective is named while the oth
     CHECK(contains(outcome.standard_error, "rank 1 (device 1) posted collective #2 ncclAllReduce"));
     CHECK(contains(outcome.standard_error, "rank 2 (device 2) has not called collective #2; its last NCCL call was "
                                            "ncclBroadcast"));
+}
+
+// A rank whose call failed takes no part in what follows: the others wait for it. The advice names
+// that failure, with NCCL's reason, and not send/receive matching, which is not the cause.
+TEST_CASE("a hang behind a rank whose NCCL call failed names that call and its reason, not matching advice") {
+    const auto outcome = run_in_child([] {
+        conformance::use_machine("hgx-h200-8");
+        auto comms = all_comms(3);
+        auto buffers = buffers_on_devices(3);
+        std::vector<std::thread> threads;
+        for (int r = 0; r < 3; ++r)
+            threads.emplace_back([&, r] {
+                cudaSetDevice(r);
+                // Rank 2 gives a root that is no rank: its call is refused, and it goes no further.
+                if (ncclBroadcast(buffers[r], buffers[r], 64, ncclFloat32, r == 2 ? 5 : 0, comms[r], nullptr) !=
+                    ncclSuccess)
+                    return;
+                cudaStreamSynchronize(nullptr);
+            });
+        for (auto& thread : threads) thread.join();
+    });
+    CAPTURE(outcome.standard_error);
+    CHECK(outcome.exit_code == kStoppedStatus);
+    CHECK(contains(outcome.standard_error, "An NCCL call failed before this: ncclBroadcast("));
+    CHECK(contains(outcome.standard_error, "returned ncclInvalidArgument (4): \"Invalid root 5, nranks 3\""));
+    CHECK(contains(outcome.standard_error, "section 4.7"));
+    CHECK_FALSE(contains(outcome.standard_error, "a send needs the matching receive"));
 }
 
 TEST_CASE("ranks that disagree on count, type, root or order are stopped with both calls shown") {
@@ -282,5 +309,5 @@ TEST_CASE("a lone thread polling a non-blocking communicator that the other rank
     CAPTURE(outcome.standard_error.substr(0, 2000));
     CHECK(outcome.exit_code == kStoppedStatus);
     CHECK(contains(outcome.standard_error, "keeps polling ncclCommGetAsyncError"));
-    CHECK(contains(outcome.standard_error, "rank(s) 1 never called ncclCommInitRankConfig"));
+    CHECK(contains(outcome.standard_error, "rank 1 never called ncclCommInitRankConfig"));
 }

@@ -43,7 +43,7 @@ void expect_no_context_created(const StudentCalls& calls, const std::string& aft
             created += other.api_seq >= first && other.api_seq <= last ? 1 : 0;
         lesson3::expect(false, after_what + " creates no context on any device",
                         "no context (properties, attributes and PCI ids need none)",
-                        observed + "; " + std::to_string(created) + " context(s) in all", culprit);
+                        observed + "; " + lesson3::counted(created, "context") + " in all", culprit);
         return;
     }
 #endif
@@ -57,7 +57,7 @@ TEST_CASE("no contexts: list_devices on hgx-h200-8 creates no context") {
     const auto listed = calls.watch("list_devices()", [] { return list_devices(); });
     // Only the count is required here: whether each record is right is the inventory criterion's business.
     if (!lesson3::expect(listed.size() == 8, "list_devices() lists the 8 devices (needed to judge its contexts)",
-                         "8 records", std::to_string(listed.size()) + " records"))
+                         "8 records", lesson3::counted(listed.size(), "record")))
         return;
     expect_no_context_created(calls, "list_devices()");
 }

@@ -18,7 +18,7 @@ using lesson3::StudentCalls;
 std::string shown(const DeviceInfo& d) {
     return "{" + std::to_string(d.ordinal) + ", \"" + d.name + "\", cc " + std::to_string(d.major) + "." +
            std::to_string(d.minor) + ", " + std::to_string(d.multiprocessors) + " SMs, " +
-           std::to_string(d.total_memory) + " bytes, \"" + d.pci_bus_id + "\", \"" + d.uuid + "\"}";
+           lesson3::counted(d.total_memory, "byte") + ", \"" + d.pci_bus_id + "\", \"" + d.uuid + "\"}";
 }
 
 void expect_inventory() {
@@ -26,8 +26,8 @@ void expect_inventory() {
     const std::vector<DeviceInfo> listed = calls.watch("list_devices()", [] { return list_devices(); });
     const std::vector<DeviceInfo> truth = lesson1::expected_devices();
     if (!lesson3::expect(listed.size() == truth.size(), "list_devices() gives one record per visible device",
-                         std::to_string(truth.size()) + " records",
-                         std::to_string(listed.size()) + " records" +
+                         lesson3::counted(truth.size(), "record"),
+                         lesson3::counted(listed.size(), "record") +
                              (listed.empty() && calls.calls().empty() ? " without any CUDA call: is this still the skeleton's TODO(2)?" : "")))
         return;
     for (std::size_t i = 0; i < truth.size(); ++i) {

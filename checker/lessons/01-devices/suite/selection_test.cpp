@@ -105,7 +105,7 @@ TEST_CASE("selection: a device with exactly the required memory qualifies, one b
     if (!lesson1::start({"mixed-3"})) return;
     StudentCalls calls;
     for (const DeviceInfo& device : lesson1::expected_devices()) {
-        const std::string size = std::to_string(device.total_memory) + " bytes";
+        const std::string size = lesson3::counted(device.total_memory, "byte");
         if (!expect_pick(calls, Requirements{0, 0, device.total_memory},
                          lesson1::device_name(device.ordinal) + " has exactly " + size + ": min_memory is the least "
                          "accepted, so it qualifies")) return;

@@ -71,11 +71,11 @@ void expect_one_thread_per_device(int lost = -1) {
         if (d == lost) {
             lesson3::expect(times == 0, "work(" + std::to_string(d) + ") is not called: cudaSetDevice(" +
                                             std::to_string(d) + ") failed with 46, so the device cannot be current",
-                            "not called", std::to_string(times) + " time(s)");
+                            "not called", lesson3::counted(times, "time"));
             continue;
         }
         if (!lesson3::expect(times == 1, "work(" + std::to_string(d) + ") is called once", "once",
-                             std::to_string(times) + " time(s)"))
+                             lesson3::counted(times, "time")))
             return;
         const Visit& visit = range.first->second;
         threads.insert(visit.thread);
@@ -91,13 +91,13 @@ void expect_one_thread_per_device(int lost = -1) {
     const int working = devices - (lost >= 0 && lost < devices ? 1 : 0);
     lesson3::expect(static_cast<int>(threads.size()) == working,
                     "each device's work runs on a host thread of its own, none shared with another device",
-                    std::to_string(working) + " threads",
-                    std::to_string(threads.size()) + " threads" +
+                    lesson3::counted(working, "thread"),
+                    lesson3::counted(threads.size(), "thread") +
                         (threads.size() == 1 && threads.count(host_thread_serial()) == 1 ? ", the caller's" : ""));
     std::size_t extra = 0;
     for (const auto& [device, visit] : visits) extra += device >= 0 && device < devices ? 0 : 1;
     lesson3::expect(extra == 0, "work is called only for visible devices", "no other calls",
-                    std::to_string(extra) + " other call(s)");
+                    lesson3::counted(extra, "other call"));
 }
 
 }  // namespace
@@ -153,8 +153,8 @@ TEST_CASE("threads: for_each_device's threads on hgx-h200-8 share nothing withou
     lesson3::expect_status(status, cudaSuccess, "for_each_device(work)", calls);
     const int devices = lesson1::device_count();
     lesson3::expect(static_cast<int>(called.size()) == devices, "work(d) is called once for each of the " +
-                                                                    std::to_string(devices) + " devices",
-                    std::to_string(devices) + " calls", std::to_string(called.size()) + " call(s)");
+                                                                    lesson3::counted(devices, "device"),
+                    lesson3::counted(devices, "call"), lesson3::counted(called.size(), "call"));
 }
 
 TEST_CASE("threads: for_each_device with no device calls nothing and returns cudaSuccess") {
@@ -166,5 +166,5 @@ TEST_CASE("threads: for_each_device with no device calls nothing and returns cud
     });
     lesson3::expect_status(status, cudaSuccess, "for_each_device(work) with no device", calls);
     lesson3::expect(called == 0, "work is never called when no device is visible", "no call",
-                    std::to_string(called.load()) + " call(s)");
+                    lesson3::counted(called.load(), "call"));
 }

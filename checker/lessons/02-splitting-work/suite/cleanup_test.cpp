@@ -52,9 +52,9 @@ void expect_released(const Run& result, bool refused = false) {
     for (std::size_t device = 0; device < result.bytes_before.size(); ++device) {
         if (result.bytes_after[device] == result.bytes_before[device]) continue;
         lesson3::expect(false, what + " frees every device buffer it allocates (cudaFree)",
-                        std::to_string(result.bytes_before[device]) + " bytes in use on device " + std::to_string(device) +
+                        lesson3::counted(result.bytes_before[device], "byte") + " in use on device " + std::to_string(device) +
                             " after the call, as before",
-                        std::to_string(result.bytes_after[device]) + " bytes (" +
+                        lesson3::counted(result.bytes_after[device], "byte") + " (" +
                             std::to_string(count_successful(result, "cudaMalloc")) + " cudaMalloc, " +
                             std::to_string(count_successful(result, "cudaFree")) + " cudaFree)",
                         first_successful(result, "cudaMalloc"));

@@ -53,7 +53,7 @@ bool expect_share_on_its_device(const Run& result, std::size_t d) {
     const int device = static_cast<int>(d);
     const ShareWork& work = result.shares[d];
     if (!lesson3::expect(work.copy_in != nullptr, share_name(d) + "'s input is copied to a device with cudaMemcpyAsync",
-                         "a copy of " + std::to_string(result.plan[d].count * sizeof(float)) + " bytes from in + " +
+                         "a copy of " + lesson3::counted(result.plan[d].count * sizeof(float), "byte") + " from in + " +
                              std::to_string(result.plan[d].first),
                          "no host-to-device copy from there, nor one of that size", nullptr, "2.4"))
         return false;
@@ -69,7 +69,7 @@ bool expect_share_on_its_device(const Run& result, std::size_t d) {
     const std::size_t bytes = result.plan[d].count * sizeof(float);
     ok &= lesson3::expect(allocation_for(result, device, bytes) != nullptr,
                           share_name(d) + "'s device buffer is allocated with " + device_name(device) + " current",
-                          "cudaMalloc of at least " + std::to_string(bytes) + " bytes with " + device_name(device) +
+                          "cudaMalloc of at least " + lesson3::counted(bytes, "byte") + " with " + device_name(device) +
                               " current",
                           "no such cudaMalloc", work.copy_in);
     bool kernel_seen = false;

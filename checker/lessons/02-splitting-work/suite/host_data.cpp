@@ -267,7 +267,7 @@ std::string plan_text(const std::vector<Share>& plan) {
 }
 
 std::string Run::text() const {
-    const std::string shares = plan.size() <= 8 ? plan_text(plan) : std::to_string(plan.size()) + " shares";
+    const std::string shares = plan.size() <= 8 ? plan_text(plan) : lesson3::counted(plan.size(), "share");
     if (driver == Driver::Threads) return "scale_with_threads(out, in, factor, plan " + shares + ")";
     return "scale_on_devices(out, in, factor, plan " + shares + (with_times ? ", &device_ms)" : ", nullptr)");
 }
@@ -332,7 +332,7 @@ void run_with_student_buffers(Run& result, const std::vector<Share>& plan, int c
     float* out = allocating.watch("allocate_host_buffer(" + std::to_string(n) + ")", [&] { return allocate_host_buffer(n); });
     if (in == nullptr || out == nullptr)
         mgpu::check::fail_and_stop({"allocate_host_buffer(" + std::to_string(n) + ") gives a buffer (the rest of this check needs it)",
-                                    "a pointer to " + std::to_string(n) + " floats", "nullptr", "", 0, false, "2.6"});
+                                    "a pointer to " + lesson3::counted(n, "float"), "nullptr", "", 0, false, "2.6"});
     for (std::size_t i = 0; i < n; ++i) in[i] = 1.0f + static_cast<float>(i % 7);
     require_setup(cudaSetDevice(caller), "select the caller's device");
     result.status = call_student(result, out, in);
@@ -365,7 +365,7 @@ bool expect_results(const Run& result) {
         if (work.copy_out == nullptr) {
             lesson3::expect(false, "why the results are wrong: " + which + " is never copied back to out + first",
                             "a cudaMemcpyAsync to out + " + std::to_string(share.first) + " of " +
-                                std::to_string(share.count * sizeof(float)) + " bytes",
+                                lesson3::counted(share.count * sizeof(float), "byte"),
                             "no host copy writes there", work.copy_in, "2.9");
             continue;
         }
@@ -379,7 +379,7 @@ bool expect_results(const Run& result) {
         }
     }
     if (wrong > 0) {
-        lesson3::expect_value(false, result.text() + ": out[i] == factor * in[i] for all " + std::to_string(n) + " elements",
+        lesson3::expect_value(false, result.text() + ": out[i] == factor * in[i] for all " + lesson3::counted(n, "element"),
                               "out[" + std::to_string(first_wrong) + "] = " +
                                   std::to_string(result.factor * result.input[first_wrong]),
                               std::to_string(wrong) + " wrong, the first out[" + std::to_string(first_wrong) + "] = " +
@@ -388,7 +388,7 @@ bool expect_results(const Run& result) {
     if (guard_wrong > 0) {
         lesson3::expect_value(false, result.text() + ": nothing is written past the plan's last element",
                               "out[" + std::to_string(n) + "...] untouched",
-                              std::to_string(guard_wrong) + " elements after the end changed");
+                              lesson3::counted(guard_wrong, "element") + " after the end changed");
     }
     return false;
 }

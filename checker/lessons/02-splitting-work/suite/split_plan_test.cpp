@@ -29,8 +29,8 @@ std::string weights_text(const std::vector<double>& weights) {
 
 // The shares follow each other from element 0 and hold n elements in all. Says what is wrong first.
 bool expect_coverage(const std::vector<Share>& plan, std::size_t n, std::size_t parts, const std::string& call) {
-    if (!lesson3::expect(plan.size() == parts, call + " gives one share per part", std::to_string(parts) + " shares",
-                         std::to_string(plan.size()) + " shares"))
+    if (!lesson3::expect(plan.size() == parts, call + " gives one share per part", lesson3::counted(parts, "share"),
+                         lesson3::counted(plan.size(), "share")))
         return false;
     std::size_t next = 0;
     for (std::size_t i = 0; i < plan.size(); ++i) {
@@ -41,8 +41,8 @@ bool expect_coverage(const std::vector<Share>& plan, std::size_t n, std::size_t 
             return false;
         next += plan[i].count;
     }
-    return lesson3::expect(next == n, call + ": the shares hold every element", std::to_string(n) + " elements in all",
-                           std::to_string(next) + " elements (" + plan_text(plan).substr(0, 200) + ")");
+    return lesson3::expect(next == n, call + ": the shares hold every element", lesson3::counted(n, "element") + " in all",
+                           lesson3::counted(next, "element") + " (" + plan_text(plan).substr(0, 200) + ")");
 }
 
 bool expect_even(std::size_t n, int parts) {
@@ -55,7 +55,7 @@ bool expect_even(std::size_t n, int parts) {
         if (!lesson3::expect(plan[i].count == want,
                              call + ": share " + std::to_string(i) + " holds n / parts elements, one more when it is one of the "
                                  "first n % parts shares",
-                             std::to_string(want) + " elements", std::to_string(plan[i].count) + " elements"))
+                             lesson3::counted(want, "element"), lesson3::counted(plan[i].count, "element")))
             return false;
     }
     return true;
@@ -72,11 +72,11 @@ bool expect_weighted(std::size_t n, const std::vector<double>& weights) {
         const double ideal = static_cast<double>(n) * (weights[i] / total);
         if (!lesson3::expect(std::fabs(static_cast<double>(plan[i].count) - ideal) < 1.0,
                              call + ": share " + std::to_string(i) + " is within one element of n * weight / sum of weights",
-                             std::to_string(ideal), std::to_string(plan[i].count) + " elements", nullptr, "2.3"))
+                             std::to_string(ideal), lesson3::counted(plan[i].count, "element"), nullptr, "2.3"))
             return false;
         if (weights[i] == 0 &&
             !lesson3::expect(plan[i].count == 0, call + ": a share whose weight is 0 gets nothing", "0 elements",
-                             std::to_string(plan[i].count) + " elements", nullptr, "2.3"))
+                             lesson3::counted(plan[i].count, "element"), nullptr, "2.3"))
             return false;
     }
     return true;
@@ -105,7 +105,7 @@ TEST_CASE("split plan: plan_even_split puts the remainder on the first shares an
         lesson3::StudentCalls calls;
         const std::string call = call_text("plan_even_split", 10, std::to_string(parts));
         const auto plan = calls.watch(call, [&] { return plan_even_split(10, parts); });
-        lesson3::expect(plan.empty(), call + " gives an empty plan", "no shares", std::to_string(plan.size()) + " shares");
+        lesson3::expect(plan.empty(), call + " gives an empty plan", "no shares", lesson3::counted(plan.size(), "share"));
     }
 }
 
@@ -143,6 +143,6 @@ TEST_CASE("split plan: plan_weighted_split with random weights, a zero weight, 2
         lesson3::StudentCalls calls;
         const std::string call = call_text("plan_weighted_split", 10, weights_text(refused));
         const auto plan = calls.watch(call, [&] { return plan_weighted_split(10, refused); });
-        lesson3::expect(plan.empty(), call + " gives an empty plan", "no shares", std::to_string(plan.size()) + " shares");
+        lesson3::expect(plan.empty(), call + " gives an empty plan", "no shares", lesson3::counted(plan.size(), "share"));
     }
 }

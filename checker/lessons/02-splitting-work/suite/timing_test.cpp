@@ -19,7 +19,7 @@ using namespace lesson2;
 
 void expect_device_times(const Run& result) {
     if (!lesson3::expect(result.device_ms.size() == result.plan.size(), "device_ms has one entry per share",
-                         std::to_string(result.plan.size()) + " entries", std::to_string(result.device_ms.size()) + " entries"))
+                         lesson3::counted(result.plan.size(), "entry", "entries"), lesson3::counted(result.device_ms.size(), "entry", "entries")))
         return;
     for (std::size_t d = 0; d < result.plan.size(); ++d) {
         const float ms = result.device_ms[d];

@@ -82,8 +82,8 @@ void expect_memory_returned(const std::vector<std::size_t>& before, const std::v
         const auto allocations = calls.successful("cudaMalloc");
         const auto frees = calls.successful("cudaFree");
         expect(false, what + " frees every buffer it allocates (cudaFree)",
-               std::to_string(before[device]) + " bytes in use on device " + std::to_string(device) + " after the call, as before",
-               std::to_string(after[device]) + " bytes (" + std::to_string(allocations.size()) + " cudaMalloc, " +
+               lesson3::counted(before[device], "byte") + " in use on device " + std::to_string(device) + " after the call, as before",
+               lesson3::counted(after[device], "byte") + " (" + std::to_string(allocations.size()) + " cudaMalloc, " +
                    std::to_string(frees.size()) + " cudaFree)",
                allocations.empty() ? nullptr : &allocations.front());
         return;

@@ -147,7 +147,7 @@ bool expect_scaled(const std::vector<float>& observed, const std::vector<float>&
                           float_text(factor) + " * " + float_text(source[first_wrong]) + ")",
                       "dst[" + std::to_string(first_wrong) + "] = " + float_text(observed[first_wrong]) +
                           (observed[first_wrong] == kGuardValue ? " (never written)" : "") + "; " +
-                          std::to_string(wrong) + " of " + std::to_string(n) + " elements wrong");
+                          std::to_string(wrong) + " of " + lesson3::counted(n, "element") + " wrong");
     }
     for (std::size_t i = n; i < observed.size(); ++i) {
         if (observed[i] != kGuardValue) {
@@ -171,7 +171,7 @@ bool expect_copied(const std::vector<unsigned char>& observed, const std::vector
                       "byte " + std::to_string(first_wrong) + " = " + std::to_string(source[first_wrong]),
                       "byte " + std::to_string(first_wrong) + " = " + std::to_string(observed[first_wrong]) +
                           (observed[first_wrong] == kGuardByte ? " (never written)" : "") + "; " +
-                          std::to_string(wrong) + " of " + std::to_string(n) + " bytes wrong");
+                          std::to_string(wrong) + " of " + lesson3::counted(n, "byte") + " wrong");
     }
     for (std::size_t i = n; i < observed.size(); ++i) {
         if (observed[i] != kGuardByte) {

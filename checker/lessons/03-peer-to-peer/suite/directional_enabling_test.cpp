@@ -38,7 +38,7 @@ void expect_all_peer_directions_open(const std::string& after_what) {
     }
     expect(wrong == 0, "after " + after_what + " every direction that can peer is open, and only those",
            "open exactly where cudaDeviceCanAccessPeer says 1",
-           first + " (" + std::to_string(wrong) + " directions wrong)");
+           first + " (" + lesson3::counted(wrong, "direction") + " wrong)");
 }
 
 int peer_directions() {

@@ -2,6 +2,7 @@
 // value, and the file:line of the call of theirs that went wrong, when the trace knows it.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include <cuda_runtime.h>
@@ -14,6 +15,9 @@ namespace lesson3 {
 // "cudaErrorPeerAccessUnsupported (217)".
 std::string error_text(cudaError_t code);
 std::string error_text(int code);
+
+// "1 stream", "3 streams"; `plural` where adding an s is wrong ("entry", "entries").
+std::string counted(std::size_t count, const std::string& singular, const std::string& plural = "");
 
 // Fails the case with a finding when `holds` is false; returns `holds`. `section` names the
 // lesson section that teaches the fix when it is not the criterion's own.

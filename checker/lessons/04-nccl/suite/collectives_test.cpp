@@ -34,7 +34,7 @@ void check_average(const std::vector<Rank>& ranks, std::size_t count, std::uint6
         buffers.upload(r, inputs[r]);
     }
     lesson3::StudentCalls calls;
-    const std::string what = "average_in_place over " + std::to_string(n) + " rank(s), count " + std::to_string(count);
+    const std::string what = "average_in_place over " + lesson3::counted(n, "rank") + ", count " + std::to_string(count);
     const ncclResult_t result = calls.watch(what, [&] { return average_in_place(ranks, buffers.pointers(), count); });
     drain(ranks);
     require_result(result, ncclSuccess, what, calls);
@@ -84,7 +84,7 @@ void check_broadcast(const std::vector<Rank>& ranks, std::size_t count, int root
     for (std::size_t r = 0; r < n; ++r)
         buffers.upload(r, static_cast<int>(r) == root ? sent : std::vector<int>(count, filler(r)));
     lesson3::StudentCalls calls;
-    const std::string what = "broadcast_from_root over " + std::to_string(n) + " rank(s) from rank " +
+    const std::string what = "broadcast_from_root over " + lesson3::counted(n, "rank") + " from rank " +
                              std::to_string(root) + ", count " + std::to_string(count);
     const ncclResult_t result =
         calls.watch(what, [&] { return broadcast_from_root(ranks, buffers.pointers(), count, root); });

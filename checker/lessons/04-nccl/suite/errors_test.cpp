@@ -50,7 +50,7 @@ void check_clean_wait(const std::string& topology, const std::string& schedule, 
                     "it returned at " + std::to_string(returned_at) +
                         " us: keep polling until cudaStreamQuery answers cudaSuccess for every rank's stream");
     lesson3::expect(mgpu::sim::aborted_nccl_comms() == 0, what + " aborts nothing when nothing failed", "no ncclCommAbort",
-                    std::to_string(mgpu::sim::aborted_nccl_comms()) + " communicator(s) aborted");
+                    lesson3::counted(mgpu::sim::aborted_nccl_comms(), "communicator") + " aborted");
 #endif
     close_suite_ranks(ranks);
 }

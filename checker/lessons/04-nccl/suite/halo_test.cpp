@@ -25,7 +25,7 @@ void check_halos(const std::vector<Rank>& ranks, std::size_t interior, std::size
         slabs.upload(r, values);
     }
     lesson3::StudentCalls calls;
-    const std::string what = "exchange_halos over " + std::to_string(n) + " rank(s), interior " +
+    const std::string what = "exchange_halos over " + lesson3::counted(n, "rank") + ", interior " +
                              std::to_string(interior) + ", halo " + std::to_string(halo);
     const ncclResult_t result = calls.watch(what, [&] { return exchange_halos(ranks, slabs.pointers(), interior, halo); });
     drain(ranks);

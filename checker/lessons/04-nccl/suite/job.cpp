@@ -1,5 +1,6 @@
 #include "job.h"
 
+#include <cstdlib>
 #include <map>
 
 #include "expectations.h"
@@ -24,7 +25,20 @@ namespace {
     finding.check = "the ranks finish the operation instead of waiting for each other forever";
     finding.expected = "every NCCL call returns";
     finding.observed = headline + "\n" + diagnosis.substr(newline == std::string::npos ? diagnosis.size() : newline + 1);
-    finding.section = "4.10";
+    // A hang behind a failed operation is taught with the errors; any other with hangs.
+    finding.section = diagnosis.find("section 4.7") != std::string::npos ? "4.7" : "4.10";
+    // The place to look: the first line of the student's own file the diagnosis names (where a
+    // thread waits, or a rank posted what nobody matched).
+    std::size_t first = std::string::npos;
+    for (const auto& [name, text] : mgpu::check::student_sources()) {
+        for (std::size_t at = diagnosis.find(name + ":"); at != std::string::npos; at = diagnosis.find(name + ":", at + 1)) {
+            const int line = std::atoi(diagnosis.c_str() + at + name.size() + 1);
+            if (line <= 0 || at >= first) continue;
+            first = at;
+            finding.file = name;
+            finding.line = line;
+        }
+    }
     mgpu::check::fail_and_end_process(finding);
 }
 #endif
@@ -82,6 +96,11 @@ std::vector<Rank> suite_ranks(std::vector<int> devices) {
 
 void close_suite_ranks(std::vector<Rank>& ranks) {
     for (Rank& rank : ranks) {
+#ifndef MGPU_CHECK_REAL_GPU
+        // An entry the student's code left behind may hold a stream it destroyed already (a finding
+        // says so); destroying it again would crash the case in the grader's clean-up instead.
+        if (rank.stream != nullptr && mgpu::sim::trace_id_of_stream(rank.stream) == 0) rank.stream = nullptr;
+#endif
         cudaSetDevice(rank.device);
         if (rank.stream != nullptr) cudaStreamSynchronize(rank.stream);
         if (rank.comm != nullptr) ncclCommDestroy(rank.comm);
@@ -246,7 +265,7 @@ bool expect_groups_closed(const lesson3::StudentCalls& calls, const std::string&
     if (depth == 0) return true;
     lesson3::expect(false, what + ": every group is closed, on the failure path too",
                     "an ncclGroupEnd for each ncclGroupStart before the function returns",
-                    std::to_string(depth) + " group(s) still open when the function returned: every later NCCL call "
+                    lesson3::counted(depth, "group") + " still open when the function returned: every later NCCL call "
                                             "of this thread would join it",
                     opened, "4.3");
     // The suite's own calls after this one must not join the student's group.
@@ -265,22 +284,32 @@ std::string result_text(ncclResult_t result) {
 
 namespace {
 
-std::string observed_result(ncclResult_t observed, const lesson3::StudentCalls& calls) {
+// What the student reads as the returned result, with the reason NCCL gave for it (what
+// ncclGetLastError answers) when the call that failed with that code is known.
+std::string observed_result(ncclResult_t observed, const lesson3::StudentCalls& calls,
+                            const mgpu::trace::ApiCall* source) {
     std::string text = result_text(observed);
     bool any_nccl = false;
     for (const auto& call : calls.calls()) any_nccl = any_nccl || call.name.rfind("nccl", 0) == 0;
     if (observed == ncclInvalidUsage && !any_nccl)
         text += " without any NCCL call: is this still the skeleton's placeholder (its TODO not written yet)?";
+    if (source != nullptr && source->result == static_cast<int>(observed) && !source->reason.empty())
+        text += ", from " + source->name + ": \"" + source->reason + "\" (NCCL's reason, as ncclGetLastError gives it)";
     return text;
 }
 
-const mgpu::trace::ApiCall* failed_call(const lesson3::StudentCalls& calls) {
+// The student's call the returned `code` most likely came from: the last that failed with it, else
+// the last that failed at all.
+const mgpu::trace::ApiCall* failed_call(const lesson3::StudentCalls& calls, ncclResult_t code) {
     static mgpu::trace::ApiCall found;
-    bool any = false;
+    bool any = false, same_code = false;
     for (const auto& call : calls.calls())
         if (call.result != 0 && call.name != "cudaStreamQuery" && call.name != "cudaEventQuery") {
+            const bool same = call.result == static_cast<int>(code) && call.name.rfind("nccl", 0) == 0;
+            if (same_code && !same) continue;
             found = call;
             any = true;
+            same_code = same_code || same;
         }
     return any ? &found : nullptr;
 }
@@ -291,15 +320,16 @@ bool expect_result(ncclResult_t observed, ncclResult_t expected, const std::stri
                    const lesson3::StudentCalls& calls) {
     if (observed == expected) return true;
     return lesson3::expect(false, what + " returns " + result_text(expected), result_text(expected),
-                           observed_result(observed, calls), observed == ncclSuccess ? nullptr : failed_call(calls));
+                           observed_result(observed, calls, observed == ncclSuccess ? nullptr : failed_call(calls, observed)),
+                           observed == ncclSuccess ? nullptr : failed_call(calls, observed));
 }
 
 void require_result(ncclResult_t observed, ncclResult_t expected, const std::string& what,
                     const lesson3::StudentCalls& calls) {
     if (observed == expected) return;
-    const mgpu::trace::ApiCall* at = observed == ncclSuccess ? nullptr : failed_call(calls);
+    const mgpu::trace::ApiCall* at = observed == ncclSuccess ? nullptr : failed_call(calls, observed);
     mgpu::check::Finding finding{what + " returns " + result_text(expected) + " (the rest of this check needs it)",
-                                 result_text(expected), observed_result(observed, calls), at ? at->file : "",
+                                 result_text(expected), observed_result(observed, calls, at), at ? at->file : "",
                                  at ? at->line : 0, false, ""};
     mgpu::check::fail_and_stop(finding);
 }

@@ -40,8 +40,8 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
     drain(ranks);
     cudaSetDevice(caller);
     lesson3::StudentCalls calls;
-    const std::string what = "train_step over " + std::to_string(n) + " rank(s), " + std::to_string(gradient_count) +
-                             " gradients, " + std::to_string(activation_count) + " activations";
+    const std::string what = "train_step over " + lesson3::counted(n, "rank") + ", " + std::to_string(gradient_count) +
+                             " gradients, " + lesson3::counted(activation_count, "activation");
     const ncclResult_t result = calls.watch(what, [&] { return train_step(ranks, replicas, step); });
     if (check == StepCheck::CallerDevice) lesson3::expect_current_device(caller, what);
     drain(ranks);
@@ -60,6 +60,7 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
         }
     }
     const std::vector<DeviceOp> ops = calls.ops();
+    const std::vector<mgpu::trace::ApiCall> made = calls.calls();
     for (std::size_t r = 0; r < n && check_timeline; ++r) {
         const DeviceOp* producer = nullptr;
         const DeviceOp* reduce = nullptr;
@@ -88,18 +89,27 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
             lesson3::attach_timeline(calls, what);
             return;
         }
+        // On one stream the one queued first holds the other back; say which waited for which.
+        const mgpu::trace::ApiCall* side_launch = nullptr;
+        for (const auto& call : made)
+            if (call.seq == side->api_seq) side_launch = &call;
+        const bool side_first = side->api_seq < reduce->api_seq;
         if (!lesson3::expect(side->stream != reduce->stream,
                              what + ": " + rank + "'s activations run on the side stream",
                              "advance_activations on replicas[i].side_stream",
-                             "it ran on the all-reduce's stream, so it waited for the all-reduce")) {
+                             side_first ? "it was launched on ranks[i].stream, the all-reduce's stream, before the "
+                                          "all-reduce, so the all-reduce waited for it: launch it on "
+                                          "replicas[i].side_stream"
+                                        : "it was launched on ranks[i].stream, the all-reduce's stream, after the "
+                                          "all-reduce, so it waited for the all-reduce: launch it on "
+                                          "replicas[i].side_stream",
+                             side_launch, "4.5")) {
             lesson3::attach_timeline(calls, what);
             return;
         }
         // Launched while the all-reduce was still to run, it must not have waited for it. (Launched
         // later, the host was simply slower than the GPU: nothing to judge.)
-        double launched_at = side->start_us;
-        for (const auto& call : calls.calls())
-            if (call.seq == side->api_seq) launched_at = call.begin_us;
+        const double launched_at = side_launch != nullptr ? side_launch->begin_us : side->start_us;
         if (!lesson3::expect(launched_at >= reduce->end_us || side->start_us < reduce->end_us,
                              what + ": " + rank + "'s activations run while its gradients are averaged",
                              "advance_activations overlapping the all-reduce on the timeline",

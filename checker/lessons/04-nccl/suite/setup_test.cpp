@@ -29,7 +29,7 @@ void check_open(const std::vector<int>& devices, int caller) {
     const ncclResult_t result = calls.watch(what, [&] { return open_ranks(devices, ranks); });
     require_result(result, ncclSuccess, what, calls);
     if (!lesson3::expect(ranks.size() == devices.size(), what + " gives one rank per device",
-                         std::to_string(devices.size()) + " entries", std::to_string(ranks.size()) + " entries")) {
+                         lesson3::counted(devices.size(), "entry", "entries"), lesson3::counted(ranks.size(), "entry", "entries"))) {
         close_suite_ranks(ranks);
         return;
     }
@@ -107,12 +107,12 @@ TEST_CASE("communicator setup: an empty list, or a device that does not exist, i
         // ncclUnhandledCudaError from the cudaSetDevice that fails on it (section 4.2's own snippet).
         if (devices.empty() || result != ncclUnhandledCudaError) expect_result(result, ncclInvalidArgument, what, calls);
         lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries",
-                        std::to_string(ranks.size()) + " entries");
+                        lesson3::counted(ranks.size(), "entry", "entries"));
 #ifndef MGPU_CHECK_REAL_GPU
         lesson3::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
                         what + " leaves no communicator or stream behind", "none",
-                        std::to_string(mgpu::sim::live_nccl_comms()) + " communicator(s), " +
-                            std::to_string(mgpu::sim::live_streams()) + " stream(s)");
+                        lesson3::counted(mgpu::sim::live_nccl_comms(), "communicator") + ", " +
+                            lesson3::counted(mgpu::sim::live_streams(), "stream"));
 #endif
     }
 }
@@ -125,13 +125,13 @@ TEST_CASE("communicator setup: a device listed twice fails and leaves nothing be
     const ncclResult_t result = calls.watch(what, [&] { return open_ranks({1, 1}, ranks); });
     lesson3::expect(result != ncclSuccess, what + " reports NCCL's failure", "ncclInvalidUsage (5) or another error",
                     result_text(result) + ": return the result of ncclGroupEnd");
-    lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries", std::to_string(ranks.size()) + " entries");
+    lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries", lesson3::counted(ranks.size(), "entry", "entries"));
 #ifndef MGPU_CHECK_REAL_GPU
     lesson3::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
                     what + " leaves no communicator or stream behind", "every communicator made aborted",
-                    std::to_string(mgpu::sim::live_nccl_comms()) + " communicator(s) and " +
-                        std::to_string(mgpu::sim::live_streams()) +
-                        " stream(s) left: after a failure call ncclCommAbort on each communicator made");
+                    lesson3::counted(mgpu::sim::live_nccl_comms(), "communicator") + " and " +
+                        lesson3::counted(mgpu::sim::live_streams(), "stream") +
+                        " left: after a failure call ncclCommAbort on each communicator made");
 #endif
 }
 
@@ -163,13 +163,13 @@ TEST_CASE("communicator setup: a stream that cannot be created leaves no communi
     lesson3::expect(result != ncclSuccess, what + " reports the failure", "ncclUnhandledCudaError (1) or another error",
                     result_text(result), failed);
     lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries",
-                    std::to_string(ranks.size()) + " entries: clear `ranks` on every failure path", failed);
+                    lesson3::counted(ranks.size(), "entry", "entries") + ": clear `ranks` on every failure path", failed);
 #ifndef MGPU_CHECK_REAL_GPU
     lesson3::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
                     what + " leaves no communicator or stream behind", "every communicator aborted, every stream destroyed",
-                    std::to_string(mgpu::sim::live_nccl_comms()) + " communicator(s) and " +
-                        std::to_string(mgpu::sim::live_streams()) +
-                        " stream(s) left: on a failure after ncclGroupEnd, call ncclCommAbort on each communicator and "
+                    lesson3::counted(mgpu::sim::live_nccl_comms(), "communicator") + " and " +
+                        lesson3::counted(mgpu::sim::live_streams(), "stream") +
+                        " left: on a failure after ncclGroupEnd, call ncclCommAbort on each communicator and "
                         "cudaStreamDestroy on each stream made so far",
                     failed);
 #endif

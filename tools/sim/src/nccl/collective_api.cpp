@@ -64,7 +64,7 @@ ncclResult_t resolve_reduction(ncclComm* comm, OpArgs& args) {
 
 ncclResult_t check(ncclComm* comm, OpArgs& args, cudaStream_t stream) {
     if (comm == nullptr) {
-        process_last_error() = std::string(func_name(args.func)) + " : comm argument is NULL";
+        set_last_error(nullptr, std::string(func_name(args.func)) + " : comm argument is NULL");
         return ncclInvalidArgument;
     }
     if (ncclResult_t state = usable(comm); state != ncclSuccess) return state;
@@ -132,7 +132,10 @@ ncclResult_t submit(const char* name, OpArgs args, ncclComm* comm, cudaStream_t 
     if (known_comm(comm)) remember(comm, describe(args), site);
     GroupState& current = group();
     if (result != ncclSuccess) {
-        if (current.depth > 0) current.refused = result;   // NCCL keeps the latest refusal
+        if (current.depth > 0) {   // NCCL keeps the latest refusal
+            current.refused = result;
+            current.refused_reason = last_error_set_in_this_call() ? process_last_error() : std::string();
+        }
         return finish(call, result);
     }
     rt::ensure_context(comm->device);
@@ -231,18 +234,19 @@ ncclResult_t ncclGroupEnd(Site site) {
     rt::ApiCall call("ncclGroupEnd", site, rt::HostCost::Launch);
     GroupState& current = group();
     if (current.depth == 0) {
-        process_last_error() = "ncclGroupEnd: not in a group call";
+        set_last_error(nullptr, "ncclGroupEnd: not in a group call");
         return finish(call, ncclInvalidUsage);
     }
     if (--current.depth > 0) return finish(call, ncclSuccess);
     const ncclResult_t refused = std::exchange(current.refused, ncclSuccess);
     if (refused != ncclSuccess && current.inits.empty()) {
+        if (!current.refused_reason.empty()) call.set_reason(current.refused_reason);
         current = GroupState{};
         return finish(call, refused);
     }
     if (!current.inits.empty() && (!current.operations.empty() || !current.splits.empty())) {
         current = GroupState{};
-        process_last_error() = "ncclGroupEnd: communicator initialisation cannot be grouped with other operations";
+        set_last_error(nullptr, "ncclGroupEnd: communicator initialisation cannot be grouped with other operations");
         return finish(call, ncclInvalidUsage);
     }
     return finish(call, launch(current, "ncclGroupEnd at " + where_text(site)));

@@ -30,20 +30,20 @@ ncclResult_t init_rank(const char* name, ncclComm_t* comm, int nranks, const ncc
     rt::ApiCall call(name, site);
     call.arg("nranks", nranks).arg("rank", rank);
     if (comm == nullptr) {
-        process_last_error() = std::string(name) + " : comm argument is NULL";
+        set_last_error(nullptr, std::string(name) + " : comm argument is NULL");
         return finish(call, ncclInvalidArgument);
     }
     if (nranks < 1 || rank < 0 || rank >= nranks) {
-        process_last_error() = "Invalid rank requested : " + std::to_string(rank) + "/" + std::to_string(nranks);
+        set_last_error(nullptr, "Invalid rank requested : " + std::to_string(rank) + "/" + std::to_string(nranks));
         return finish(call, ncclInvalidArgument);
     }
     if (config != nullptr && !config_initialised(config)) {
-        process_last_error() = "ncclConfig_t was not initialised with NCCL_CONFIG_INITIALIZER";
+        set_last_error(nullptr, "ncclConfig_t was not initialised with NCCL_CONFIG_INITIALIZER");
         return finish(call, ncclInvalidArgument);
     }
     const int device = rt::current_device();
     if (rt::context_status(device) != cudaSuccess) {
-        process_last_error() = "Cuda failure: no usable current device";
+        set_last_error(nullptr, "Cuda failure: no usable current device");
         return finish(call, ncclUnhandledCudaError);
     }
     ncclComm* made = new_comm(rank, nranks, device);
@@ -80,11 +80,11 @@ ncclResult_t query(const char* name, const ncclComm* comm, int* out, int value, 
     rt::ApiCall call(name, site);
     arg_comm(call, "comm", comm);
     if (comm == nullptr || out == nullptr || !known_comm(comm)) {
-        process_last_error() = std::string(name) + " : argument is NULL or not a communicator";
+        set_last_error(nullptr, std::string(name) + " : argument is NULL or not a communicator");
         return finish(call, ncclInvalidArgument);
     }
     if (comm->state == CommState::Destroyed || comm->state == CommState::Aborted) {
-        process_last_error() = std::string(name) + " : communicator has already been destroyed";
+        set_last_error(nullptr, std::string(name) + " : communicator has already been destroyed");
         return finish(call, ncclInvalidArgument);
     }
     *out = value;
@@ -117,7 +117,7 @@ ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist, Si
     rt::ApiCall call("ncclCommInitAll", site);
     call.arg("ndev", ndev).arg("devlist", static_cast<const void*>(devlist));
     if (comms == nullptr || ndev < 0) {
-        process_last_error() = "ncclCommInitAll : comms is NULL or ndev is negative";
+        set_last_error(nullptr, "ncclCommInitAll : comms is NULL or ndev is negative");
         return finish(call, ncclInvalidArgument);
     }
     if (ndev == 0) return finish(call, ncclSuccess);
@@ -125,12 +125,12 @@ ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist, Si
     for (int i = 0; i < ndev; ++i) devices.push_back(devlist ? devlist[i] : i);
     for (int device : devices) {
         if (!rt::valid_device(device) || rt::context_status(device) != cudaSuccess) {
-            process_last_error() = "Cuda failure 'invalid device ordinal' for device " + std::to_string(device);
+            set_last_error(nullptr, "Cuda failure 'invalid device ordinal' for device " + std::to_string(device));
             return finish(call, ncclUnhandledCudaError);
         }
     }
     if (std::set<int>(devices.begin(), devices.end()).size() != devices.size()) {
-        process_last_error() = "ncclCommInitAll : duplicate device in devlist";
+        set_last_error(nullptr, "ncclCommInitAll : duplicate device in devlist");
         return finish(call, ncclInvalidUsage);
     }
     Clique* clique = new_clique(ndev);
@@ -193,7 +193,7 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm, Site site) {
     arg_comm(call, "comm", comm);
     if (comm == nullptr) return finish(call, ncclSuccess);
     if (!known_comm(comm) || comm->state == CommState::Destroyed || comm->state == CommState::Aborted) {
-        process_last_error() = "comm " + rt::hex_pointer(comm) + " has already been destroyed";
+        set_last_error(nullptr, "comm " + rt::hex_pointer(comm) + " has already been destroyed");
         return finish(call, ncclInvalidArgument);
     }
     remember(comm, "ncclCommDestroy()", site);
@@ -208,7 +208,7 @@ ncclResult_t ncclCommAbort(ncclComm_t comm, Site site) {
     arg_comm(call, "comm", comm);
     if (comm == nullptr) return finish(call, ncclSuccess);
     if (!known_comm(comm) || comm->state == CommState::Destroyed || comm->state == CommState::Aborted) {
-        process_last_error() = "comm " + rt::hex_pointer(comm) + " has already been destroyed";
+        set_last_error(nullptr, "comm " + rt::hex_pointer(comm) + " has already been destroyed");
         return finish(call, ncclInvalidArgument);
     }
     remember(comm, "ncclCommAbort()", site);

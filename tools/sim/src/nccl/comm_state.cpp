@@ -97,7 +97,7 @@ bool known_comm(const ncclComm* comm) {
 
 ncclResult_t usable(ncclComm* comm) {
     if (!known_comm(comm)) {
-        process_last_error() = "invalid communicator (null, or not made by this machine)";
+        set_last_error(nullptr, "invalid communicator (null, or not made by this machine)");
         return ncclInvalidArgument;
     }
     switch (comm->state) {
@@ -130,9 +130,15 @@ std::string& process_last_error() {
     return text;
 }
 
+bool& last_error_set_in_this_call() {
+    thread_local bool set = false;
+    return set;
+}
+
 void set_last_error(ncclComm* comm, const std::string& message) {
     process_last_error() = message;
     if (comm != nullptr) comm->last_error = message;
+    last_error_set_in_this_call() = true;
 }
 
 }  // namespace mgpu::sim::nccl

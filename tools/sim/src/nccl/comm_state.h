@@ -180,5 +180,8 @@ void remember(ncclComm* comm, const std::string& text, Site site);
 void set_last_error(ncclComm* comm, const std::string& message);
 // The text of the newest failure, for ncclGetLastError(NULL).
 std::string& process_last_error();
+// Whether set_last_error ran on this thread since the last NCCL call finished (finish() clears it):
+// the last error is then this call's reason.
+bool& last_error_set_in_this_call();
 
 }  // namespace mgpu::sim::nccl

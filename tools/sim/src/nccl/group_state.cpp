@@ -58,6 +58,9 @@ ncclResult_t launch(GroupState& batch, const std::string& what) {
 }
 
 ncclResult_t finish(rt::ApiCall& call, ncclResult_t result) {
+    if (result != ncclSuccess && result != ncclInProgress && last_error_set_in_this_call())
+        call.set_reason(process_last_error());
+    last_error_set_in_this_call() = false;
     call.done_without_error(static_cast<cudaError_t>(result));
     return result;
 }

@@ -20,6 +20,7 @@ struct GroupState {
     // communicators still initialises them: NCCL would destroy them half made, which no program
     // can use, and the refused call has already reported its result.
     ncclResult_t refused = ncclSuccess;
+    std::string refused_reason;   // NCCL's last error for that refusal, which ncclGroupEnd returns again
     std::vector<std::pair<ncclComm*, OpArgs>> operations;
     std::vector<InitRequest> inits;
     std::vector<std::unique_ptr<SplitRequest>> splits;

@@ -106,9 +106,10 @@ void describe_inits(std::ostringstream& out) {
                 << where_text(request.site) << " (host thread " << request.host_thread << ") and waits\n";
         }
         std::string missing;
+        int absent = 0;
         for (int rank = 0; rank < nranks; ++rank)
-            if (!present[rank]) missing += (missing.empty() ? "" : ", ") + std::to_string(rank);
-        out << "    rank(s) " << missing << " never called " << joined.front().api_name << " with this unique id\n";
+            if (!present[rank]) missing += (absent++ == 0 ? "" : ", ") + std::to_string(rank);
+        out << (absent == 1 ? "    rank " : "    ranks ") << missing << " never called " << joined.front().api_name << " with this unique id\n";
     }
 }
 
@@ -166,9 +167,35 @@ void describe_clique(std::ostringstream& out, const Clique& clique) {
     }
 }
 
+const char* result_name(int result) {
+    static const char* names[] = {"ncclSuccess",       "ncclUnhandledCudaError", "ncclSystemError",
+                                  "ncclInternalError", "ncclInvalidArgument",    "ncclInvalidUsage",
+                                  "ncclRemoteError",   "ncclInProgress"};
+    return result >= 0 && result < 8 ? names[result] : "an ncclResult_t";
+}
+
+// The first NCCL call of the program that failed (ncclInProgress is not a failure), if any: the
+// ranks that carried on after it are what is left waiting, so it, not a missing send, is the cause.
+const mgpu::trace::ApiCall* first_failed_nccl_call() {
+    for (const auto& call : rt::runtime().trace.calls)
+        if (call.name.rfind("nccl", 0) == 0 && call.result != ncclSuccess && call.result != ncclInProgress &&
+            call.result != -1)
+            return &call;
+    return nullptr;
+}
+
 // Advice for the one mistake that hangs a single host thread: calls for several ranks made
 // outside a group, each waiting for ranks that only this thread could reach.
 std::string advice(bool single_thread) {
+    if (const mgpu::trace::ApiCall* failed = first_failed_nccl_call()) {
+        const std::string where_failed =
+            failed->file.empty() ? std::string() : " at " + failed->file + ":" + std::to_string(failed->line);
+        return "  An NCCL call failed before this: " + failed->text + where_failed + " returned " +
+               result_name(failed->result) + " (" + std::to_string(failed->result) + ")" +
+               (failed->reason.empty() ? std::string() : ": \"" + failed->reason + "\"") +
+               ". The ranks that went on wait for ranks that stopped there: when an NCCL call fails, stop (close "
+               "the group, return the error) instead of making the next call (lesson 4, section 4.7).\n";
+    }
     bool outside_group = false;
     for (const Waiter& waiter : waiters()) outside_group |= waiter.what.rfind("ncclGroupEnd", 0) != 0;
     if (single_thread && outside_group)
@@ -179,13 +206,13 @@ std::string advice(bool single_thread) {
            "matching receive on its peer, posted in the same group when both sides wait.\n";
 }
 
-std::string state_report(bool single_thread) {
+std::string state_report(bool single_thread, bool with_advice) {
     std::ostringstream out;
     for (const Waiter& waiter : waiters())
         out << "  host thread " << waiter.host_thread << " waits in " << waiter.what << "\n";
     describe_inits(out);
     for (const auto& clique : registry().cliques) describe_clique(out, *clique);
-    out << advice(single_thread);
+    if (with_advice) out << advice(single_thread);
     return out.str();
 }
 
@@ -343,7 +370,7 @@ void fail_asynchronously(Clique& clique, const std::string& what) {
         stop_program(waiting + " waits for work queued behind " + first_stuck_text() +
                          ", which failed on the GPU (ncclRemoteError) and never finishes. On GPUs this program "
                          "would hang here." + kStuckAdvice,
-                     "");
+                     "", false);
     };
     r.on_stuck_poll = [](const std::string& polling) {
         static std::uint64_t polls = 0;
@@ -356,7 +383,7 @@ void fail_asynchronously(Clique& clique, const std::string& what) {
         stop_program("the only host thread keeps polling " + polling + " for a stream stuck behind " +
                          first_stuck_text() + ", which failed on the GPU (ncclRemoteError) and never finishes. On "
                          "GPUs this loop would run forever." + kStuckAdvice,
-                     "");
+                     "", false);
     };
 }
 
@@ -365,9 +392,9 @@ void release_failed(ncclComm* comm) {
     comm->stuck_ops.clear();
 }
 
-void stop_program(const std::string& headline, const std::string& details) {
+void stop_program(const std::string& headline, const std::string& details, bool with_advice) {
     const bool single_thread = process_threads() <= 2;
-    std::string text = "mgpu-sim: NCCL: " + headline + "\n" + details + state_report(single_thread);
+    std::string text = "mgpu-sim: NCCL: " + headline + "\n" + details + state_report(single_thread, with_advice);
     if (stop_handler() != nullptr) stop_handler()(text);
     std::fflush(stdout);
     std::fputs(text.c_str(), stderr);

@@ -45,6 +45,8 @@ void release_failed(ncclComm* comm);
 
 // Prints the diagnosis (headline, the waiting threads and every communicator with posted work
 // that is not matched, then `details`), writes the trace when asked, and ends the process.
-[[noreturn]] void stop_program(const std::string& headline, const std::string& details);
+// `with_advice` adds what usually causes a hang; a headline that names its own cause and remedy
+// goes without it.
+[[noreturn]] void stop_program(const std::string& headline, const std::string& details, bool with_advice = true);
 
 }  // namespace mgpu::sim::nccl

@@ -53,7 +53,7 @@ ncclResult_t ncclMemAlloc(void** ptr, size_t size, Site site) {
                                 kMemAllocGranularity;
     void* memory = mem::device_alloc(device, rounded, site);
     if (memory == nullptr) {
-        process_last_error() = "Cuda failure 'out of memory' in ncclMemAlloc";
+        set_last_error(nullptr, "Cuda failure 'out of memory' in ncclMemAlloc");
         return finish(call, ncclUnhandledCudaError);
     }
     registry().mem_allocations[memory] = rounded;

@@ -158,6 +158,8 @@ void ApiCall::finish(cudaError_t result, bool store_error) {
     if (store_error && result != cudaSuccess) last_error() = result;
 }
 
+void ApiCall::set_reason(std::string reason) { record().reason = std::move(reason); }
+
 cudaError_t ApiCall::done(cudaError_t result) {
     finish(result, true);
     return result;

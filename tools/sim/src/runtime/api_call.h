@@ -35,6 +35,8 @@ public:
     void set_text(std::string text);
     // What an out-parameter received, shown after the call: "cudaMalloc(size=8) -> 0x7f...".
     void set_output(std::string shown);   // replaces the generated "name(a=1, b=2)" form
+    // Why the call fails, in the library's words (NCCL's last error), kept with its record.
+    void set_reason(std::string reason);
 
     double begin_us() const { return begin_us_; }
     const Site& site() const { return site_; }

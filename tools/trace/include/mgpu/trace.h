@@ -28,6 +28,7 @@ struct ApiCall {
     std::string file;              // where the call was written ("" when unknown, e.g. under CUPTI)
     int line = 0;
     std::uint64_t stream = kLegacyStream;  // the stream the call enqueues work on, when it takes one
+    std::string reason;            // why a failed call failed, where the library says (NCCL's last error); "" else
 };
 
 enum class OpKind {
