@@ -131,7 +131,8 @@ void write_lesson(std::ostringstream& out, const LessonResult& lesson, const Sty
         if (!any_failed) out << "\n" << style.bold(tr("What to fix")) << "\n";
         any_failed = true;
         out << style.bold(tr(criterion.criterion.name)) << ": "
-            << fill(tr("{} of {} checks failed"), criterion.failed, criterion.passed + criterion.failed);
+            << fill(tr(criterion.passed + criterion.failed == 1 ? N_("{} of {} check failed") : N_("{} of {} checks failed")),
+                    criterion.failed, criterion.passed + criterion.failed);
         std::string hint = read_hint(lesson, criterion.criterion);
         out << (hint.empty() ? "" : "; " + hint) << "\n";
         // The cases whose findings name a cause first: they say what to change.

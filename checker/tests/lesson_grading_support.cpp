@@ -120,7 +120,11 @@ std::string first_failed_case(const std::string& report) {
     const auto begin = report.find("\n  x ", fix);
     if (begin == std::string::npos) return "";
     auto end = report.find("\n  x ", begin + 1);
-    const auto next_criterion = report.find("\n\n", begin + 1);
+    // The next criterion, or the score: a blank line and then text at the margin. (An observed
+    // text may hold a blank line of its own, as a hang's diagnosis does.)
+    auto next_criterion = report.find("\n\n", begin + 1);
+    while (next_criterion != std::string::npos && next_criterion + 2 < report.size() && report[next_criterion + 2] == ' ')
+        next_criterion = report.find("\n\n", next_criterion + 1);
     if (next_criterion != std::string::npos && (end == std::string::npos || next_criterion < end)) end = next_criterion;
     return report.substr(begin + 1, end == std::string::npos ? std::string::npos : end - begin - 1);
 }
@@ -150,6 +154,18 @@ void check_first_explanation(const mgpu::judge::GradeReport& report, const Teste
         const std::regex at("\n +at: +[^\n]*" + std::string(lesson.id) + "/" + lesson.student_file + ":[1-9][0-9]*\n");
         CHECK(std::regex_search(shown + "\n", at));
     }
+}
+
+std::vector<std::string> misspelt_counts(const mgpu::judge::GradeReport& report) {
+    const std::string text = mgpu::judge::terminal_report(report, false, false, true);
+    static const std::regex wrong(
+        R"([0-9]+ [A-Za-z]+\(s\)|(?:^|[^0-9.#x+ ] |[(\[])1 (?:entries|elements|shares|copies|records|threads|kernels|calls|)"
+        R"(launches|directions|devices|activations|streams|events|bytes|floats|communicators|contexts|ranks|times|)"
+        R"(groups|checks|allocations|gradients)\b)");
+    std::vector<std::string> found;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), wrong); it != std::sregex_iterator(); ++it)
+        found.push_back(it->str());
+    return found;
 }
 
 std::vector<std::string> kit_paths_named(const mgpu::judge::GradeReport& report, const TestedLesson& lesson) {

@@ -78,4 +78,8 @@ void check_first_explanation(const mgpu::judge::GradeReport& report, const Teste
 // the student's own file wherever it lies (the tests keep theirs under the build's checker/tests/).
 std::vector<std::string> kit_paths_named(const mgpu::judge::GradeReport& report, const TestedLesson& lesson);
 
+// Counts in the report that do not read as English: "3 stream(s)", "1 entries", "1 of 1 checks"
+// ("2^23 + 1 elements" is a sum, and reads well).
+std::vector<std::string> misspelt_counts(const mgpu::judge::GradeReport& report);
+
 }  // namespace lesson_tests

@@ -56,6 +56,10 @@ LESSON_TEST_CASE("each mutant loses points in its criterion and only there") {
             CAPTURE(path);
             FAIL_CHECK("a finding names a file of the kit instead of the student's code");
         }
+        for (const std::string& count : misspelt_counts(report)) {
+            CAPTURE(count);
+            FAIL_CHECK("a count in the report does not read as English (one thing, several things)");
+        }
     }
 }
 

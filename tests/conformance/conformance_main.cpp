@@ -115,8 +115,9 @@ int main(int argc, char** argv) {
     const SkipTally& counts = tally();
     if (counts.skipped.empty()) return result;
     // stderr: stdout may be carrying a reporter's XML.
-    std::fprintf(stderr, "\n%zu test case(s) above were skipped, not failed: this machine cannot host their scenario.\n",
-                 counts.skipped.size());
+    std::fprintf(stderr, "\n%zu test case%s above %s skipped, not failed: this machine cannot host their scenario.\n",
+                 counts.skipped.size(), counts.skipped.size() == 1 ? "" : "s",
+                 counts.skipped.size() == 1 ? "was" : "were");
     for (const auto& line : counts.skipped) std::fprintf(stderr, "  skipped: %s\n", line.c_str());
     const int other_failures = counts.failed_cases - static_cast<int>(counts.skipped.size());
     return other_failures > 0 ? result : 0;

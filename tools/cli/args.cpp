@@ -59,8 +59,9 @@ ParsedArgs parse_args(const CommandSpec& spec, const std::vector<std::string>& a
             if (spec.max_positionals >= 0 && static_cast<int>(parsed.positionals.size()) >= spec.max_positionals) {
                 if (spec.max_positionals == 0)
                     throw UsageError(fill(tr("'{}' takes no arguments besides options, but got '{}'"), spec.name, arg));
-                throw UsageError(fill(tr("'{}' takes at most {} argument(s); '{}' is one too many"), spec.name,
-                                      spec.max_positionals, arg));
+                throw UsageError(fill(tr(spec.max_positionals == 1 ? N_("'{}' takes at most {} argument; '{}' is one too many")
+                                                                   : N_("'{}' takes at most {} arguments; '{}' is one too many")),
+                                      spec.name, spec.max_positionals, arg));
             }
             parsed.positionals.push_back(arg);
             continue;

@@ -103,8 +103,11 @@ int run_grading_bench(const Kit& kit, const ParsedArgs& args) {
         std::snprintf(took, sizeof took, "%7.1f", seconds[jobs]);
         std::snprintf(each, sizeof each, "%.2f", seconds[jobs] / students);
         std::cout << "  --jobs " << jobs << ": " << took << " s  ("
-                  << fill(tr("{0} s per submission; {1} student(s) at once, {2} case(s) each"), each,
-                          result.students_at_once, result.cases_at_once)
+                  << fill(tr("{0} s per submission; {1}, {2}"), each,
+                          fill_count(static_cast<std::size_t>(result.students_at_once), N_("{} student at once"),
+                                     N_("{} students at once")),
+                          fill_count(static_cast<std::size_t>(result.cases_at_once), N_("{} case each"),
+                                     N_("{} cases each")))
                   << ")\n" << std::flush;
     }
     const double speed_up = seconds[1] / seconds[2];

@@ -345,8 +345,8 @@ std::string class_summary(const ClassResult& result) {
     std::snprintf(seconds, sizeof seconds, "%.1f", result.seconds);
     out << result.students.size() << " students: " << graded << " graded, " << not_built << " not built, " << kit_errors
         << " kit errors; " << result.graded_now() << " graded now, " << result.from_cache() << " from the cache, in "
-        << seconds << " s (" << result.students_at_once << " student(s) at once, " << result.cases_at_once
-        << " case(s) each)\n";
+        << seconds << " s (" << result.students_at_once << (result.students_at_once == 1 ? " student" : " students")
+        << " at once, " << result.cases_at_once << (result.cases_at_once == 1 ? " case" : " cases") << " each)\n";
     out << "Gradebook: " << result.csv_path.string() << "\n";
     return out.str();
 }

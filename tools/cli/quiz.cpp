@@ -72,8 +72,12 @@ int quiz(const Kit& kit, const ParsedArgs& args) {
     const std::string n = std::to_string(lesson.number);
     // The Japanese catalog turns README.md into README.ja.md, the lesson's text in Japanese.
     const std::string readme = "lessons/" + lesson.lesson_folder.filename().string() + "/" + tr("README.md");
-    std::cout << (section.empty() ? fill(tr("Lesson {} quiz: {} questions. Answer each with its letter."), n, questions.size())
-                                  : fill(tr("Lesson {} quiz: {} questions from section {} of {}. Answer each with its letter."),
+    const bool one = questions.size() == 1;
+    std::cout << (section.empty() ? fill(tr(one ? N_("Lesson {} quiz: {} question. Answer it with its letter.")
+                                                : N_("Lesson {} quiz: {} questions. Answer each with its letter.")),
+                                         n, questions.size())
+                                  : fill(tr(one ? N_("Lesson {} quiz: {} question from section {} of {}. Answer it with its letter.")
+                                                : N_("Lesson {} quiz: {} questions from section {} of {}. Answer each with its letter.")),
                                          n, questions.size(), section, readme))
               << "\n";
 

@@ -48,10 +48,7 @@ std::string read_hint(const FindingSections& sections, int lesson, const std::st
     return "\n          " + fill(tr("read: lesson {0}, section {1}"), lesson, tr(it->second));
 }
 
-// English needs a singular and a plural; the catalog translates each.
-std::string counted(std::size_t count, const char* one, const char* many) {
-    return fill(tr(count == 1 ? one : many), count);
-}
+std::string counted(std::size_t count, const char* one, const char* many) { return fill_count(count, one, many); }
 
 }  // namespace
 

@@ -54,7 +54,7 @@ std::string what_went_wrong(const TestRecord& record, const std::optional<Doctes
         const char* name = strsignal(-record.returncode);
         return fill(tr("crashed with signal {0} ({1})"), -record.returncode, name ? name : "?");
     }
-    if (counts && counts->failed > 0) return fill(tr("{} test case(s) failed"), counts->failed);
+    if (counts && counts->failed > 0) return fill_count(static_cast<std::size_t>(counts->failed), N_("{} test case failed"), N_("{} test cases failed"));
     return fill(tr("exited with code {} without a failed test case"), record.returncode);
 }
 
@@ -93,7 +93,9 @@ std::string tally_report(const SuiteTally& result) {
         out << tr("Test programs that failed (their output is above):") << "\n";
         for (const auto& problem : result.problems) out << "  " << problem << "\n";
     }
-    if (result.skipped > 0) out << fill(tr("{} test program(s) skipped themselves (exit code 77)"), result.skipped) << "\n";
+    if (result.skipped > 0) out << fill_count(static_cast<std::size_t>(result.skipped),
+                                                N_("{} test program skipped itself (exit code 77)"),
+                                                N_("{} test programs skipped themselves (exit code 77)")) << "\n";
     if (result.passed + result.failed == 0) out << tr("No test case ran.") << "\n";
     out << result.passed << " passed, " << result.failed << " failed\n";
     return out.str();

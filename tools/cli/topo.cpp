@@ -81,7 +81,8 @@ int topo(const Kit&, const ParsedArgs& args) {
     if (visible != nullptr) {
         std::size_t all = sim::load_machine(chosen).devices.size();
         std::cout << "\nCUDA_VISIBLE_DEVICES=" << visible << ": "
-                  << fill(tr("programs see {0} of the {1} devices, numbered from 0 in the order listed."),
+                  << fill(tr(all == 1 ? N_("programs see {0} of the {1} device, numbered from 0 in the order listed.")
+                                      : N_("programs see {0} of the {1} devices, numbered from 0 in the order listed.")),
                           machine.devices.size(), all)
                   << "\n";
     }

@@ -8,6 +8,7 @@
 
 #include <libintl.h>
 
+#include <cstddef>
 #include <sstream>
 #include <string>
 
@@ -57,6 +58,14 @@ std::string fill(const std::string& text, const Values&... values) {
         out += text[i];
     }
     return out;
+}
+
+// A message about a count, in the form English needs for it ("1 test case failed", "2 test cases
+// failed"). Both forms are in the catalog and each is translated as the language wants (Japanese
+// has one form, so the two read alike); `one` and `many` are marked with N_() where they are written.
+template <typename... Values>
+std::string fill_count(std::size_t count, const char* one, const char* many, const Values&... more) {
+    return fill(tr(count == 1 ? one : many), count, more...);
 }
 
 }  // namespace mgpu

@@ -254,8 +254,8 @@ TEST_CASE("test's tally is Japanese but for its last line, which stays 'N passed
     const std::string text = tally_report(result);
     choose_language("en", Kit::configured().build / "po");
     CHECK(contains(text, ja("Test programs that failed (their output is above):")));
-    CHECK(contains(text, "runtime: " + mgpu::fill(ja("{} test case(s) failed"), 2)));
-    CHECK(contains(text, mgpu::fill(ja("{} test program(s) skipped themselves (exit code 77)"), 1)));
+    CHECK(contains(text, "runtime: " + mgpu::fill(ja("{} test cases failed"), 2)));
+    CHECK(contains(text, mgpu::fill(ja("{} test program skipped itself (exit code 77)"), 1)));
     CHECK(text.substr(text.rfind('\n', text.size() - 2) + 1) == "3 passed, 2 failed\n");
 }
 

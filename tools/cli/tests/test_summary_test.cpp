@@ -46,9 +46,20 @@ TEST_CASE("test programs are tallied by their test cases; a crash or timeout is 
     CHECK(result.failed == 2 + 1 + 1);
     CHECK(result.skipped == 1);
     REQUIRE(result.problems.size() == 3);
-    CHECK(result.problems[0].find("runtime: 2 test case(s) failed") == 0);
+    CHECK(result.problems[0].find("runtime: 2 test cases failed") == 0);
     CHECK(result.problems[1].find("memory: crashed with signal 11") == 0);
     CHECK(result.problems[2] == "kernel: timed out");
+}
+
+// English counts read as English: one case, one program, never "1 test case(s)".
+TEST_CASE("a count of one reads in the singular: 1 test case failed, 1 test program skipped itself") {
+    SuiteTally result = tally({{"runtime", "FAIL", 1, "[doctest] test cases: 4 | 3 passed | 1 failed | 0 skipped\n"},
+                               {"cuda-only", "SKIP", 77, ""}});
+    REQUIRE(result.problems.size() == 1);
+    CHECK(result.problems[0] == "runtime: 1 test case failed");
+    const std::string text = tally_report(result);
+    CHECK(text.find("1 test program skipped itself (exit code 77)") != std::string::npos);
+    CHECK(text.find("(s)") == std::string::npos);
 }
 
 TEST_CASE("cases a doctest filter left out are not counted as skipped tests") {
