@@ -131,7 +131,8 @@ std::string first_failed_case(const std::string& report) {
 
 void check_first_explanation(const mgpu::judge::GradeReport& report, const TestedLesson& lesson,
                              const nlohmann::json& explained) {
-    const std::string shown = first_failed_case(report_text(report));
+    const std::string text = report_text(report);
+    const std::string shown = first_failed_case(text);
     CAPTURE(shown);
     REQUIRE_FALSE(shown.empty());
     for (const auto& phrase : explained.value("says", nlohmann::json::array())) {
@@ -141,7 +142,6 @@ void check_first_explanation(const mgpu::judge::GradeReport& report, const Teste
     if (explained.contains("section")) {
         // The case's own "read:" line, or else its criterion's heading just above it.
         const std::string section = explained.at("section").get<std::string>();
-        const std::string text = report_text(report);
         const std::size_t block = text.find(shown);
         const std::size_t heading = block == std::string::npos || block < 2 ? 0 : text.rfind('\n', block - 2) + 1;
         const std::string above = block == std::string::npos ? "" : text.substr(heading, block - heading);
@@ -153,6 +153,17 @@ void check_first_explanation(const mgpu::judge::GradeReport& report, const Teste
         // "at:       <submission>/<lesson id>/<student file>:<line>"
         const std::regex at("\n +at: +[^\n]*" + std::string(lesson.id) + "/" + lesson.student_file + ":[1-9][0-9]*\n");
         CHECK(std::regex_search(shown + "\n", at));
+    }
+}
+
+void check_report_reads_well(const mgpu::judge::GradeReport& report, const TestedLesson& lesson) {
+    for (const std::string& path : kit_paths_named(report, lesson)) {
+        CAPTURE(path);
+        FAIL_CHECK("a finding names a file of the kit instead of the student's code");
+    }
+    for (const std::string& count : misspelt_counts(report)) {
+        CAPTURE(count);
+        FAIL_CHECK("a count in the report does not read as English (one thing, several things)");
     }
 }
 

@@ -78,6 +78,10 @@ void check_first_explanation(const mgpu::judge::GradeReport& report, const Teste
 // the student's own file wherever it lies (the tests keep theirs under the build's checker/tests/).
 std::vector<std::string> kit_paths_named(const mgpu::judge::GradeReport& report, const TestedLesson& lesson);
 
+// Fails the running test for every kit path (kit_paths_named) and every misspelt count
+// (misspelt_counts) in the report: what any graded submission's report must never show.
+void check_report_reads_well(const mgpu::judge::GradeReport& report, const TestedLesson& lesson);
+
 // Counts in the report that do not read as English: "3 stream(s)", "1 entries", "1 of 1 checks"
 // ("2^23 + 1 elements" is a sum, and reads well).
 std::vector<std::string> misspelt_counts(const mgpu::judge::GradeReport& report);

@@ -39,6 +39,17 @@ std::vector<float*> buffers_on_devices(int n) {
     return buffers;
 }
 
+// Runs `rank_body(r)` on a host thread of its own for each of n ranks, device r current, and joins them.
+void on_a_thread_per_rank(int n, const std::function<void(int)>& rank_body) {
+    std::vector<std::thread> threads;
+    for (int r = 0; r < n; ++r)
+        threads.emplace_back([&, r] {
+            cudaSetDevice(r);
+            rank_body(r);
+        });
+    for (auto& thread : threads) thread.join();
+}
+
 std::vector<ncclComm_t> all_comms(int n) {
     std::vector<ncclComm_t> comms(n);
     ncclCommInitAll(comms.data(), n, nullptr);
@@ -128,16 +139,12 @@ TEST_CASE("a rank whose thread never calls the collective is named while the oth
         conformance::use_machine("hgx-h200-8");
         auto comms = all_comms(3);
         auto buffers = buffers_on_devices(3);
-        std::vector<std::thread> threads;
-        for (int r = 0; r < 3; ++r)
-            threads.emplace_back([&, r] {
-                cudaSetDevice(r);
-                ncclBroadcast(buffers[r], buffers[r], 64, ncclFloat32, 0, comms[r], nullptr);
-                if (r == 2) return;   // forgets the all-reduce
-                ncclAllReduce(buffers[r], buffers[r], 64, ncclFloat32, ncclSum, comms[r], nullptr);
-                cudaStreamSynchronize(nullptr);
-            });
-        for (auto& thread : threads) thread.join();
+        on_a_thread_per_rank(3, [&](int r) {
+            ncclBroadcast(buffers[r], buffers[r], 64, ncclFloat32, 0, comms[r], nullptr);
+            if (r == 2) return;   // forgets the all-reduce
+            ncclAllReduce(buffers[r], buffers[r], 64, ncclFloat32, ncclSum, comms[r], nullptr);
+            cudaStreamSynchronize(nullptr);
+        });
     });
     CAPTURE(outcome.standard_error);
     CHECK(outcome.exit_code == kStoppedStatus);
@@ -154,17 +161,12 @@ TEST_CASE("a hang behind a rank whose NCCL call failed names that call and its r
         conformance::use_machine("hgx-h200-8");
         auto comms = all_comms(3);
         auto buffers = buffers_on_devices(3);
-        std::vector<std::thread> threads;
-        for (int r = 0; r < 3; ++r)
-            threads.emplace_back([&, r] {
-                cudaSetDevice(r);
-                // Rank 2 gives a root that is no rank: its call is refused, and it goes no further.
-                if (ncclBroadcast(buffers[r], buffers[r], 64, ncclFloat32, r == 2 ? 5 : 0, comms[r], nullptr) !=
-                    ncclSuccess)
-                    return;
-                cudaStreamSynchronize(nullptr);
-            });
-        for (auto& thread : threads) thread.join();
+        on_a_thread_per_rank(3, [&](int r) {
+            // Rank 2 gives a root that is no rank: its call is refused, and it goes no further.
+            if (ncclBroadcast(buffers[r], buffers[r], 64, ncclFloat32, r == 2 ? 5 : 0, comms[r], nullptr) != ncclSuccess)
+                return;
+            cudaStreamSynchronize(nullptr);
+        });
     });
     CAPTURE(outcome.standard_error);
     CHECK(outcome.exit_code == kStoppedStatus);
