@@ -160,6 +160,11 @@ void grade_lesson(const Lesson& lesson, const GradeRequest& request, bool lesson
                        "(CUDA Toolkit 12 or 13). Grade with --backend sim, or install the toolkit and configure the "
                        "build again.");
     }
+    if (lesson.interface.empty()) {
+        throw KitError("lesson " + std::to_string(lesson.number) + " has no " + lesson.interface_file +
+                       " (the signatures of the functions its header declares): build the kit again "
+                       "(tools/mgpu check does).");
+    }
     const LessonBuild build = load_lesson_build(on_gpu ? lesson.cuda_build_manifest : lesson.build_manifest);
     BuiltChecker built = build_checker(lesson, build, located.files, build_settings);
     if (!built.ok) {

@@ -133,7 +133,13 @@ std::vector<Lesson> load_lessons(const LessonPaths& paths) {
         lesson.title = field<std::string>(config, "title", config_path);
         lesson.exercise_dir = (fs::path(paths.kit_root) / field<std::string>(config, "exercise_dir", config_path)).string();
         lesson.student_files = field<std::vector<std::string>>(config, "student_files", config_path);
-        lesson.interface = field<std::vector<std::string>>(config, "interface", config_path);
+        // lesson.json names the functions in C++ ("plan_even_split"); their exact signatures, as the
+        // compiler spells them, are the build's (tools/lessons/interface-signatures).
+        lesson.interface_file = (fs::path(paths.lessons_build_dir) / lesson.id / "interface.json").string();
+        if (fs::exists(lesson.interface_file, error)) {
+            lesson.interface = field<std::vector<std::string>>(read_json(lesson.interface_file), "signatures",
+                                                                lesson.interface_file);
+        }
         if (lesson.student_files.empty()) throw KitError(config_path.string() + ": no student_files");
         lesson.rubric = load_rubric((entry.path() / "rubric.json").string());
         lesson.build_manifest = (fs::path(paths.lessons_build_dir) / lesson.id / "checker-build.json").string();

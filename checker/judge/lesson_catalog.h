@@ -59,6 +59,7 @@ struct Lesson {
     std::string exercise_dir;                // absolute: where the interface header lives
     std::vector<std::string> student_files;  // "peer_access.cu"
     std::vector<std::string> interface;      // functions the student's files must define, as nm -C prints them
+    std::string interface_file;              // interface.json, where the build writes those signatures
     Rubric rubric;
     std::string build_manifest;              // path of its checker-build.json
     std::string cuda_build_manifest;         // checker-build-cuda.json: the same suite for real GPUs

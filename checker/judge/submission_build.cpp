@@ -96,6 +96,8 @@ std::string cache_key(const Lesson& lesson, const LessonBuild& build, const std:
         hash.update("|file|" + file.name + "|" + file.display + "|");
         hash.update(read_file(file.path));
     }
+    // The interface a cached build was checked against: a changed header or lesson.json checks it anew.
+    for (const auto& signature : lesson.interface) hash.update("|interface|" + signature);
     for (const auto& dir : build.include_dirs) add_fingerprint(hash, dir);
     add_fingerprint(hash, lesson.exercise_dir);
     for (const auto& archive : build.link_archives) add_fingerprint(hash, archive);

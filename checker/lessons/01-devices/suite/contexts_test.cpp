@@ -7,16 +7,16 @@
 #include <vector>
 
 #include "devices.h"
-#include "expectations.h"
+#include "support/expectations.h"
 #include "machine_truth.h"
 #include "mgpu/check/harness.h"
 #include "mgpu/sim/control.h"
 #include "scenario.h"
-#include "student_calls.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using lesson3::StudentCalls;
+using suite::StudentCalls;
 
 // The first context created by one of the calls `calls` watched, reported with the student's call that
 // created it. Contexts that existed before (none on a fresh simulated machine) are not the student's.
@@ -41,9 +41,9 @@ void expect_no_context_created(const StudentCalls& calls, const std::string& aft
         int created = 0;
         for (const mgpu::sim::ContextCreation& other : mgpu::sim::context_creations())
             created += other.api_seq >= first && other.api_seq <= last ? 1 : 0;
-        lesson3::expect(false, after_what + " creates no context on any device",
+        suite::expect(false, after_what + " creates no context on any device",
                         "no context (properties, attributes and PCI ids need none)",
-                        observed + "; " + lesson3::counted(created, "context") + " in all", culprit);
+                        observed + "; " + suite::counted(created, "context") + " in all", culprit);
         return;
     }
 #endif
@@ -56,8 +56,8 @@ TEST_CASE("no contexts: list_devices on hgx-h200-8 creates no context") {
     StudentCalls calls;
     const auto listed = calls.watch("list_devices()", [] { return list_devices(); });
     // Only the count is required here: whether each record is right is the inventory criterion's business.
-    if (!lesson3::expect(listed.size() == 8, "list_devices() lists the 8 devices (needed to judge its contexts)",
-                         "8 records", lesson3::counted(listed.size(), "record")))
+    if (!suite::expect(listed.size() == 8, "list_devices() lists the 8 devices (needed to judge its contexts)",
+                         "8 records", suite::counted(listed.size(), "record")))
         return;
     expect_no_context_created(calls, "list_devices()");
 }
@@ -71,7 +71,7 @@ TEST_CASE("no contexts: find_device by UUID and by bus id on hgx-h200-8 creates 
     // One right answer shows that find_device does its work; whether the UUID lookup is right as well is
     // the lookup criterion's business, and its contexts are judged either way.
     (void)by_uuid;
-    if (!lesson3::expect(by_bus == 6, "find_device finds device 6 by its bus id (needed to judge its contexts)",
+    if (!suite::expect(by_bus == 6, "find_device finds device 6 by its bus id (needed to judge its contexts)",
                          "6", std::to_string(by_bus)))
         return;
     expect_no_context_created(uuid_calls, "find_device by UUID");
@@ -83,7 +83,7 @@ TEST_CASE("no contexts: pick_device on mixed-3 creates no context") {
     StudentCalls calls;
     const Requirements needs{8, 0, 0};
     const int picked = calls.watch("pick_device(" + lesson1::describe(needs) + ")", [&] { return pick_device(needs); });
-    if (!lesson3::expect(picked >= 0, "pick_device picks a device (needed to judge its contexts)", "a device", "-1"))
+    if (!suite::expect(picked >= 0, "pick_device picks a device (needed to judge its contexts)", "a device", "-1"))
         return;
     expect_no_context_created(calls, "pick_device");
 }

@@ -5,13 +5,13 @@
 #include <string>
 
 #include "devices.h"
-#include "expectations.h"
+#include "support/expectations.h"
 #include "scenario.h"
-#include "student_calls.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using lesson3::StudentCalls;
+using suite::StudentCalls;
 
 // count_devices() against the machine's own count; on a machine with nothing usable that is 0. There
 // the runtime keeps answering its 35, 100 or 101 to every call, cudaGetLastError included (measured on an
@@ -23,9 +23,9 @@ void expect_count(const std::string& why_zero = "") {
     std::string observed = std::to_string(counted);
     if (counted == -1 && calls.calls().empty()) observed += " without any CUDA call: is this still the skeleton's TODO(1)?";
     else if (counted != truth && !why_zero.empty()) observed += " (" + why_zero + ")";
-    lesson3::expect(counted == truth, "count_devices() returns the number of usable devices", std::to_string(truth),
+    suite::expect(counted == truth, "count_devices() returns the number of usable devices", std::to_string(truth),
                     observed);
-    if (truth > 0) lesson3::expect_no_error_left(calls, "count_devices()");
+    if (truth > 0) suite::expect_no_error_left(calls, "count_devices()");
 }
 
 }  // namespace

@@ -7,13 +7,13 @@
 #include <thread>
 
 #include "devices.h"
-#include "expectations.h"
+#include "support/expectations.h"
 #include "scenario.h"
-#include "student_calls.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using lesson3::StudentCalls;
+using suite::StudentCalls;
 
 int current_device() {
     int device = -1;
@@ -32,20 +32,20 @@ TEST_CASE("device scope: DeviceScope makes the device current and gives the call
     StudentCalls calls;
     calls.watch("DeviceScope(" + std::to_string(outer) + ")", [&] {
         DeviceScope scope(outer);
-        lesson3::expect(scope.status() == cudaSuccess, "DeviceScope(" + std::to_string(outer) + ").status()",
-                        "cudaSuccess", lesson3::error_text(scope.status()));
-        lesson3::expect(current_device() == outer, "inside DeviceScope(" + std::to_string(outer) + ") device " +
+        suite::expect(scope.status() == cudaSuccess, "DeviceScope(" + std::to_string(outer) + ").status()",
+                        "cudaSuccess", suite::error_text(scope.status()));
+        suite::expect(current_device() == outer, "inside DeviceScope(" + std::to_string(outer) + ") device " +
                                                        std::to_string(outer) + " is current",
                         "device " + std::to_string(outer), "device " + std::to_string(current_device()));
         {
             DeviceScope nested(inner);
-            lesson3::expect(current_device() == inner, "inside a nested DeviceScope(" + std::to_string(inner) + ")",
+            suite::expect(current_device() == inner, "inside a nested DeviceScope(" + std::to_string(inner) + ")",
                             "device " + std::to_string(inner), "device " + std::to_string(current_device()));
         }
-        lesson3::expect(current_device() == outer, "after the nested scope ends, the outer scope's device is current",
+        suite::expect(current_device() == outer, "after the nested scope ends, the outer scope's device is current",
                         "device " + std::to_string(outer), "device " + std::to_string(current_device()));
     });
-    lesson3::expect_current_device(caller, "DeviceScope ends");
+    suite::expect_current_device(caller, "DeviceScope ends");
 }
 
 TEST_CASE("device scope: DeviceScope gives the caller's device back when an exception leaves the scope") {
@@ -61,8 +61,8 @@ TEST_CASE("device scope: DeviceScope gives the caller's device back when an exce
         } catch (const std::runtime_error&) {
         }
     });
-    lesson3::expect(inside == 2, "inside DeviceScope(2) device 2 is current", "device 2", "device " + std::to_string(inside));
-    lesson3::expect_current_device(5, "an exception leaves a DeviceScope");
+    suite::expect(inside == 2, "inside DeviceScope(2) device 2 is current", "device 2", "device " + std::to_string(inside));
+    suite::expect_current_device(5, "an exception leaves a DeviceScope");
 }
 
 TEST_CASE("device scope: DeviceScope of a device that does not exist reports 101, changes nothing and leaves no error") {
@@ -77,13 +77,13 @@ TEST_CASE("device scope: DeviceScope of a device that does not exist reports 101
             status = scope.status();
             cudaGetDevice(&inside);
         });
-        lesson3::expect(status == cudaErrorInvalidDevice, "DeviceScope(" + std::to_string(invalid) + ").status()",
-                        lesson3::error_text(cudaErrorInvalidDevice), lesson3::error_text(status));
-        lesson3::expect(inside == 2, "inside DeviceScope(" + std::to_string(invalid) + ") the caller's device stays current",
+        suite::expect(status == cudaErrorInvalidDevice, "DeviceScope(" + std::to_string(invalid) + ").status()",
+                        suite::error_text(cudaErrorInvalidDevice), suite::error_text(status));
+        suite::expect(inside == 2, "inside DeviceScope(" + std::to_string(invalid) + ") the caller's device stays current",
                         "device 2", "device " + std::to_string(inside));
-        lesson3::expect_current_device(2, "DeviceScope(" + std::to_string(invalid) + ") ends");
+        suite::expect_current_device(2, "DeviceScope(" + std::to_string(invalid) + ") ends");
         // Task 5: status() reports the error, so the scope handled it and leaves none behind.
-        if (!lesson3::expect_no_error_left(calls, "DeviceScope(" + std::to_string(invalid) + ")")) break;
+        if (!suite::expect_no_error_left(calls, "DeviceScope(" + std::to_string(invalid) + ")")) break;
     }
 }
 
@@ -99,9 +99,9 @@ TEST_CASE("device scope: on a new host thread DeviceScope gives back device 0, w
         after = current_device();
     });
     worker.join();
-    lesson3::expect(inside == 6, "inside DeviceScope(6) on a new thread device 6 is current", "device 6",
+    suite::expect(inside == 6, "inside DeviceScope(6) on a new thread device 6 is current", "device 6",
                     "device " + std::to_string(inside));
-    lesson3::expect(after == 0, "a new host thread has device 0 current again after its DeviceScope(6) ends",
+    suite::expect(after == 0, "a new host thread has device 0 current again after its DeviceScope(6) ends",
                     "device 0", "device " + std::to_string(after));
-    lesson3::expect_current_device(4, "another thread's DeviceScope");
+    suite::expect_current_device(4, "another thread's DeviceScope");
 }

@@ -6,38 +6,38 @@
 #include <vector>
 
 #include "devices.h"
-#include "expectations.h"
+#include "support/expectations.h"
 #include "machine_truth.h"
 #include "scenario.h"
-#include "student_calls.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using lesson3::StudentCalls;
+using suite::StudentCalls;
 
 std::string shown(const DeviceInfo& d) {
     return "{" + std::to_string(d.ordinal) + ", \"" + d.name + "\", cc " + std::to_string(d.major) + "." +
            std::to_string(d.minor) + ", " + std::to_string(d.multiprocessors) + " SMs, " +
-           lesson3::counted(d.total_memory, "byte") + ", \"" + d.pci_bus_id + "\", \"" + d.uuid + "\"}";
+           suite::counted(d.total_memory, "byte") + ", \"" + d.pci_bus_id + "\", \"" + d.uuid + "\"}";
 }
 
 void expect_inventory() {
     StudentCalls calls;
     const std::vector<DeviceInfo> listed = calls.watch("list_devices()", [] { return list_devices(); });
     const std::vector<DeviceInfo> truth = lesson1::expected_devices();
-    if (!lesson3::expect(listed.size() == truth.size(), "list_devices() gives one record per visible device",
-                         lesson3::counted(truth.size(), "record"),
-                         lesson3::counted(listed.size(), "record") +
+    if (!suite::expect(listed.size() == truth.size(), "list_devices() gives one record per visible device",
+                         suite::counted(truth.size(), "record"),
+                         suite::counted(listed.size(), "record") +
                              (listed.empty() && calls.calls().empty() ? " without any CUDA call: is this still the skeleton's TODO(2)?" : "")))
         return;
     for (std::size_t i = 0; i < truth.size(); ++i) {
         const std::string fields = lesson1::differing_fields(truth[i], listed[i]);
-        if (!lesson3::expect(fields.empty(), "record " + std::to_string(i) + " of list_devices() describes " +
+        if (!suite::expect(fields.empty(), "record " + std::to_string(i) + " of list_devices() describes " +
                                                   lesson1::device_name(static_cast<int>(i)) + " (wrong: " + fields + ")",
                              shown(truth[i]), shown(listed[i])))
             return;   // one wrong record says enough; the next would repeat it
     }
-    lesson3::expect_no_error_left(calls, "list_devices()");
+    suite::expect_no_error_left(calls, "list_devices()");
 }
 
 }  // namespace

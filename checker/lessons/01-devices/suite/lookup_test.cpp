@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "devices.h"
-#include "expectations.h"
+#include "support/expectations.h"
 #include "machine_truth.h"
 #include "scenario.h"
-#include "student_calls.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using lesson3::StudentCalls;
+using suite::StudentCalls;
 
 std::string uppercase(std::string text) {
     for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -25,10 +25,10 @@ std::string uppercase(std::string text) {
 bool expect_found(StudentCalls& calls, const std::string& id, int ordinal, const std::string& what) {
     const std::string call = "find_device(\"" + id + "\")";
     const int found = calls.watch(call, [&] { return find_device(id); });
-    const bool ok = lesson3::expect(found == ordinal, call + " (" + what + ")",
+    const bool ok = suite::expect(found == ordinal, call + " (" + what + ")",
                                     ordinal < 0 ? "-1 (no visible device)" : std::to_string(ordinal),
                                     std::to_string(found));
-    return lesson3::expect_no_error_left(calls, call) && ok;
+    return suite::expect_no_error_left(calls, call) && ok;
 }
 
 // Every visible device by CUDA's bus id, nvidia-smi's and its UUID; stops at the first wrong answer.

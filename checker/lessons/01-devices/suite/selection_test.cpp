@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "devices.h"
-#include "expectations.h"
+#include "support/expectations.h"
 #include "machine_truth.h"
 #include "scenario.h"
-#include "student_calls.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using lesson3::StudentCalls;
+using suite::StudentCalls;
 
 constexpr std::size_t kGiB = std::size_t{1} << 30;
 
@@ -28,9 +28,9 @@ bool expect_pick(StudentCalls& calls, const Requirements& needs, const std::stri
     const int truth = lesson1::expected_pick(needs);
     std::string expected = truth < 0 ? "-1 (no device qualifies)" : lesson1::device_name(truth);
     if (!why.empty()) expected += ": " + why;
-    const bool ok = lesson3::expect(picked == truth, call, expected,
+    const bool ok = suite::expect(picked == truth, call, expected,
                                     picked < 0 ? "-1" : lesson1::device_name(picked));
-    return lesson3::expect_no_error_left(calls, call) && ok;
+    return suite::expect_no_error_left(calls, call) && ok;
 }
 
 // Requirements drawn from what real programs ask for, so that most draws split the machine.
@@ -105,7 +105,7 @@ TEST_CASE("selection: a device with exactly the required memory qualifies, one b
     if (!lesson1::start({"mixed-3"})) return;
     StudentCalls calls;
     for (const DeviceInfo& device : lesson1::expected_devices()) {
-        const std::string size = lesson3::counted(device.total_memory, "byte");
+        const std::string size = suite::counted(device.total_memory, "byte");
         if (!expect_pick(calls, Requirements{0, 0, device.total_memory},
                          lesson1::device_name(device.ordinal) + " has exactly " + size + ": min_memory is the least "
                          "accepted, so it qualifies")) return;

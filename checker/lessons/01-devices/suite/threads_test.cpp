@@ -11,16 +11,16 @@
 #include <vector>
 
 #include "devices.h"
-#include "expectations.h"
-#include "host_race_checks.h"
+#include "support/expectations.h"
+#include "support/host_race_checks.h"
 #include "mgpu/check/host_races.h"
 #include "mgpu/sim/control.h"
 #include "scenario.h"
-#include "student_calls.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using lesson3::StudentCalls;
+using suite::StudentCalls;
 
 // A host thread's number, never given to another thread. std::thread::id will not do: the id of a
 // detached thread that has ended is handed to the next thread the program starts, so detached
@@ -63,41 +63,41 @@ void expect_one_thread_per_device(int lost = -1) {
             visits.emplace(device, visit);
         });
     });
-    lesson3::expect_status(status, lost < 0 ? cudaSuccess : cudaErrorDevicesUnavailable, "for_each_device(work)", calls);
+    suite::expect_status(status, lost < 0 ? cudaSuccess : cudaErrorDevicesUnavailable, "for_each_device(work)", calls);
     std::set<int> threads;
     for (int d = 0; d < devices; ++d) {
         const auto range = visits.equal_range(d);
         const auto times = std::distance(range.first, range.second);
         if (d == lost) {
-            lesson3::expect(times == 0, "work(" + std::to_string(d) + ") is not called: cudaSetDevice(" +
+            suite::expect(times == 0, "work(" + std::to_string(d) + ") is not called: cudaSetDevice(" +
                                             std::to_string(d) + ") failed with 46, so the device cannot be current",
-                            "not called", lesson3::counted(times, "time"));
+                            "not called", suite::counted(times, "time"));
             continue;
         }
-        if (!lesson3::expect(times == 1, "work(" + std::to_string(d) + ") is called once", "once",
-                             lesson3::counted(times, "time")))
+        if (!suite::expect(times == 1, "work(" + std::to_string(d) + ") is called once", "once",
+                             suite::counted(times, "time")))
             return;
         const Visit& visit = range.first->second;
         threads.insert(visit.thread);
-        lesson3::expect(visit.current == d, "inside work(" + std::to_string(d) + ") device " + std::to_string(d) +
+        suite::expect(visit.current == d, "inside work(" + std::to_string(d) + ") device " + std::to_string(d) +
                                                 " is current on its thread (a new thread starts on device 0)",
                         "device " + std::to_string(d), "device " + std::to_string(visit.current));
-        lesson3::expect(visit.allocation_device == d, "work(" + std::to_string(d) + ")'s cudaMalloc lands on " +
+        suite::expect(visit.allocation_device == d, "work(" + std::to_string(d) + ")'s cudaMalloc lands on " +
                                                           lesson1::device_name(d),
                         "device " + std::to_string(d), "device " + std::to_string(visit.allocation_device));
     }
     // The caller's thread may take one device: an OpenMP team's thread 0 is the calling thread (section
     // 1.11). What the header asks is a thread per device, none shared.
     const int working = devices - (lost >= 0 && lost < devices ? 1 : 0);
-    lesson3::expect(static_cast<int>(threads.size()) == working,
+    suite::expect(static_cast<int>(threads.size()) == working,
                     "each device's work runs on a host thread of its own, none shared with another device",
-                    lesson3::counted(working, "thread"),
-                    lesson3::counted(threads.size(), "thread") +
+                    suite::counted(working, "thread"),
+                    suite::counted(threads.size(), "thread") +
                         (threads.size() == 1 && threads.count(host_thread_serial()) == 1 ? ", the caller's" : ""));
     std::size_t extra = 0;
     for (const auto& [device, visit] : visits) extra += device >= 0 && device < devices ? 0 : 1;
-    lesson3::expect(extra == 0, "work is called only for visible devices", "no other calls",
-                    lesson3::counted(extra, "other call"));
+    suite::expect(extra == 0, "work is called only for visible devices", "no other calls",
+                    suite::counted(extra, "other call"));
 }
 
 }  // namespace
@@ -106,7 +106,7 @@ TEST_CASE("threads: for_each_device on hgx-h200-8 runs each device's work on its
     if (!lesson1::start({"hgx-h200-8"})) return;
     cudaSetDevice(3);
     expect_one_thread_per_device();
-    lesson3::expect_current_device(3, "for_each_device");
+    suite::expect_current_device(3, "for_each_device");
 }
 
 TEST_CASE("threads: for_each_device on mixed-3 with CUDA_VISIBLE_DEVICES=\"2,0\"") {
@@ -129,7 +129,7 @@ TEST_CASE("threads: for_each_device on hgx-h200-8 with device 5 lost returns its
     if (!lesson1::start(machine, "device 5 lost (every call on it answers 46)")) return;
     cudaSetDevice(2);
     expect_one_thread_per_device(5);
-    lesson3::expect_current_device(2, "for_each_device");
+    suite::expect_current_device(2, "for_each_device");
 }
 
 // The threads run at the same time (header, task 6), so what they share needs a lock. A data race
@@ -137,7 +137,7 @@ TEST_CASE("threads: for_each_device on hgx-h200-8 with device 5 lost returns its
 // ran first, so the judge's race build finds it on every run (docs/host-races.md).
 TEST_CASE("threads: for_each_device's threads on hgx-h200-8 share nothing without a lock (race detector)" *
           doctest::test_suite(mgpu::check::kHostRaceSuite)) {
-    if (lesson3::skip_without_race_detector()) return;
+    if (suite::skip_without_race_detector()) return;
     if (!lesson1::start({"hgx-h200-8"})) return;
     std::mutex lock;
     std::multiset<int> called;
@@ -149,12 +149,12 @@ TEST_CASE("threads: for_each_device's threads on hgx-h200-8 share nothing withou
         });
     });
     // The race first: a status or a call it spoiled only repeats it.
-    if (!lesson3::expect_no_host_races("for_each_device(work)", "1.11")) return;
-    lesson3::expect_status(status, cudaSuccess, "for_each_device(work)", calls);
+    if (!suite::expect_no_host_races("for_each_device(work)", "1.11")) return;
+    suite::expect_status(status, cudaSuccess, "for_each_device(work)", calls);
     const int devices = lesson1::device_count();
-    lesson3::expect(static_cast<int>(called.size()) == devices, "work(d) is called once for each of the " +
-                                                                    lesson3::counted(devices, "device"),
-                    lesson3::counted(devices, "call"), lesson3::counted(called.size(), "call"));
+    suite::expect(static_cast<int>(called.size()) == devices, "work(d) is called once for each of the " +
+                                                                    suite::counted(devices, "device"),
+                    suite::counted(devices, "call"), suite::counted(called.size(), "call"));
 }
 
 TEST_CASE("threads: for_each_device with no device calls nothing and returns cudaSuccess") {
@@ -164,7 +164,7 @@ TEST_CASE("threads: for_each_device with no device calls nothing and returns cud
     const cudaError_t status = calls.watch("for_each_device(work) with no device", [&] {
         return for_each_device([&](int) { ++called; });
     });
-    lesson3::expect_status(status, cudaSuccess, "for_each_device(work) with no device", calls);
-    lesson3::expect(called == 0, "work is never called when no device is visible", "no call",
-                    lesson3::counted(called.load(), "call"));
+    suite::expect_status(status, cudaSuccess, "for_each_device(work) with no device", calls);
+    suite::expect(called == 0, "work is never called when no device is visible", "no call",
+                    suite::counted(called.load(), "call"));
 }

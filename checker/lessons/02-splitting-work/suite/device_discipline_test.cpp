@@ -8,10 +8,10 @@
 #include <set>
 #include <string>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "host_data.h"
 #include "mgpu/sim/control.h"
-#include "scenario.h"
+#include "support/scenario.h"
 #include "split_work.h"
 
 namespace {
@@ -52,12 +52,12 @@ bool made_current(const Run& result, int d, const mgpu::trace::ApiCall& copy_in)
 bool expect_share_on_its_device(const Run& result, std::size_t d) {
     const int device = static_cast<int>(d);
     const ShareWork& work = result.shares[d];
-    if (!lesson3::expect(work.copy_in != nullptr, share_name(d) + "'s input is copied to a device with cudaMemcpyAsync",
-                         "a copy of " + lesson3::counted(result.plan[d].count * sizeof(float), "byte") + " from in + " +
+    if (!suite::expect(work.copy_in != nullptr, share_name(d) + "'s input is copied to a device with cudaMemcpyAsync",
+                         "a copy of " + suite::counted(result.plan[d].count * sizeof(float), "byte") + " from in + " +
                              std::to_string(result.plan[d].first),
                          "no host-to-device copy from there, nor one of that size", nullptr, "2.4"))
         return false;
-    if (!lesson3::expect(made_current(result, device, *work.copy_in),
+    if (!suite::expect(made_current(result, device, *work.copy_in),
                          share_name(d) + "'s device is made current before its work: cudaSetDevice(" +
                              std::to_string(device) + ")",
                          "cudaSetDevice(" + std::to_string(device) + ") before its allocation, copies and kernel",
@@ -67,9 +67,9 @@ bool expect_share_on_its_device(const Run& result, std::size_t d) {
         return false;
     bool ok = true;
     const std::size_t bytes = result.plan[d].count * sizeof(float);
-    ok &= lesson3::expect(allocation_for(result, device, bytes) != nullptr,
+    ok &= suite::expect(allocation_for(result, device, bytes) != nullptr,
                           share_name(d) + "'s device buffer is allocated with " + device_name(device) + " current",
-                          "cudaMalloc of at least " + lesson3::counted(bytes, "byte") + " with " + device_name(device) +
+                          "cudaMalloc of at least " + suite::counted(bytes, "byte") + " with " + device_name(device) +
                               " current",
                           "no such cudaMalloc", work.copy_in);
     bool kernel_seen = false;
@@ -77,7 +77,7 @@ bool expect_share_on_its_device(const Run& result, std::size_t d) {
         if (op.kind != OpKind::Kernel) continue;
         kernel_seen = true;
         if (op.device != device) {
-            ok &= lesson3::expect(false, share_name(d) + "'s kernel runs on " + device_name(device), device_name(device),
+            ok &= suite::expect(false, share_name(d) + "'s kernel runs on " + device_name(device), device_name(device),
                                   device_name(op.device) + ": its stream and the current device at the launch belonged "
                                                            "to that device",
                                   launch_of(result, op));
@@ -86,15 +86,15 @@ bool expect_share_on_its_device(const Run& result, std::size_t d) {
     }
     // Any stream of the share's device will do, the default stream included: the results criterion
     // says whether the kernel ran between the copies.
-    ok &= lesson3::expect(kernel_seen, share_name(d) + "'s kernel works on the device buffer its input was copied to",
+    ok &= suite::expect(kernel_seen, share_name(d) + "'s kernel works on the device buffer its input was copied to",
                           "a kernel launched on that buffer", "no kernel touched it", work.copy_in);
-    ok &= lesson3::expect(work.copy_in->device == device,
+    ok &= suite::expect(work.copy_in->device == device,
                           share_name(d) + "'s input copy is queued with " + device_name(device) +
                               " current (cudaSetDevice before every copy and launch)",
                           device_name(device) + " current", device_name(work.copy_in->device) + " current", work.copy_in);
     // A share never copied back is a wrong result, which the results criterion explains.
     if (work.copy_out != nullptr)
-        ok &= lesson3::expect(work.copy_out->device == device,
+        ok &= suite::expect(work.copy_out->device == device,
                               share_name(d) + "'s output copy is queued with " + device_name(device) + " current",
                               device_name(device) + " current", device_name(work.copy_out->device) + " current",
                               work.copy_out);
@@ -141,7 +141,7 @@ void expect_released_on_own_device(const Run& result) {
         else if (call.name == "cudaEventDestroy") owner = device_of_event(result, call.args[0]), what = "event";
         else if (call.name == "cudaFree") owner = device_of_buffer(call.args[0]), what = "buffer";
         if (owner < 0 || call.device == owner) continue;
-        lesson3::expect(false, call.name + " of " + device_name(owner) + "'s " + what + " is made with " +
+        suite::expect(false, call.name + " of " + device_name(owner) + "'s " + what + " is made with " +
                                    device_name(owner) + " current",
                         device_name(owner) + " current", device_name(call.device) + " current: cudaSetDevice(" +
                             std::to_string(owner) + ") before releasing that device's things",
@@ -161,18 +161,18 @@ void expect_each_share_on_its_device(const Run& result) {
             break;
         }
     if (every_share) expect_released_on_own_device(result);
-    lesson3::expect_current_device(result.caller, result.text());
+    suite::expect_current_device(result.caller, result.text());
 }
 
 // One host thread per share, no thread driving two. The caller's thread may be one of them: an
 // OpenMP team's thread 0 is the calling thread (section 2.7), and it drives a share like the others.
 void expect_a_thread_per_share(const Run& result) {
-    if (lesson3::kOnRealGpu) return;   // CUPTI's trace does not say which host thread made a call
+    if (suite::kOnRealGpu) return;   // CUPTI's trace does not say which host thread made a call
     std::set<int> threads;
     for (std::size_t d = 0; d < result.plan.size(); ++d) {
         const ShareWork& work = result.shares[d];
         if (result.plan[d].count == 0 || work.copy_in == nullptr) continue;
-        if (!lesson3::expect(threads.insert(work.copy_in->host_thread).second,
+        if (!suite::expect(threads.insert(work.copy_in->host_thread).second,
                              share_name(d) + " is driven by a host thread of its own, which drives no other share",
                              "one thread per share (std::thread, or an OpenMP thread each)",
                              work.copy_in->host_thread == result.caller_thread
@@ -186,35 +186,35 @@ void expect_a_thread_per_share(const Run& result) {
 }  // namespace
 
 TEST_CASE("device discipline: scale_on_devices on hgx-h200-8 queues each share with its own device current") {
-    if (!lesson3::start({"hgx-h200-8"}, "even plan of 1048581 floats, called with device 5 current")) return;
+    if (!suite::start({"hgx-h200-8"}, "even plan of 1048581 floats, called with device 5 current")) return;
     Run result;
     run(result, Driver::OneThread, even_plan(1048581, 8), 201, 5);
     expect_each_share_on_its_device(result);
 }
 
 TEST_CASE("device discipline: scale_on_devices on mixed-3 with a weighted plan, called from device 2") {
-    if (!lesson3::start({"mixed-3", "lazy"}, "plan of 500009 floats weighted by memory bandwidth")) return;
+    if (!suite::start({"mixed-3", "lazy"}, "plan of 500009 floats weighted by memory bandwidth")) return;
     Run result;
     run(result, Driver::OneThread, weighted_plan(500009, bandwidth_weights()), 202, 2);
     expect_each_share_on_its_device(result);
 }
 
 TEST_CASE("device discipline: scale_on_devices over 3 of islands-2x2's 4 devices, called from device 3") {
-    if (!lesson3::start({"islands-2x2", "shuffle:13"}, "even plan of 90001 floats over devices 0 to 2")) return;
+    if (!suite::start({"islands-2x2", "shuffle:13"}, "even plan of 90001 floats over devices 0 to 2")) return;
     Run result;
     run(result, Driver::OneThread, even_plan(90001, 3), 203, 3);
     expect_each_share_on_its_device(result);
 }
 
 TEST_CASE("device discipline: scale_on_devices on one GPU keeps everything on device 0") {
-    if (!lesson3::start({"h200"}, "one share of 70001 floats")) return;
+    if (!suite::start({"h200"}, "one share of 70001 floats")) return;
     Run result;
     run(result, Driver::OneThread, even_plan(70001, 1), 204, 0);
     expect_each_share_on_its_device(result);
 }
 
 TEST_CASE("device discipline: scale_with_threads on pcie-4 drives each device from a host thread of its own") {
-    if (!lesson3::start({"pcie-4"}, "even plan of 400003 floats, called with device 1 current")) return;
+    if (!suite::start({"pcie-4"}, "even plan of 400003 floats, called with device 1 current")) return;
     Run result;
     run(result, Driver::Threads, even_plan(400003, 4), 205, 1);
     expect_a_thread_per_share(result);
@@ -222,7 +222,7 @@ TEST_CASE("device discipline: scale_with_threads on pcie-4 drives each device fr
 }
 
 TEST_CASE("device discipline: scale_with_threads on hgx-h200-8 under a shuffled schedule, called from device 7") {
-    if (!lesson3::start({"hgx-h200-8", "shuffle:41"}, "even plan of 262147 floats")) return;
+    if (!suite::start({"hgx-h200-8", "shuffle:41"}, "even plan of 262147 floats")) return;
     Run result;
     run(result, Driver::Threads, even_plan(262147, 8), 206, 7);
     expect_a_thread_per_share(result);
@@ -230,23 +230,23 @@ TEST_CASE("device discipline: scale_with_threads on hgx-h200-8 under a shuffled 
 }
 
 TEST_CASE("device discipline: after a failed allocation, scale_on_devices still gives the caller's device back") {
-    if (!lesson3::start({"pcie-4"}, "even plan of 40000 floats; the third cudaMalloc fails; called from device 1")) return;
+    if (!suite::start({"pcie-4"}, "even plan of 40000 floats; the third cudaMalloc fails; called from device 1")) return;
     if (!inject_malloc_failure(3)) return;
     const std::vector<Share> plan = even_plan(40000, 4);
     std::vector<float> in(40000, 1.0f), out(40000, 0.0f);
     cudaSetDevice(1);
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     const std::string what = "scale_on_devices when the third cudaMalloc fails";
     const cudaError_t status = calls.watch(what, [&] { return scale_on_devices(out.data(), in.data(), 2.0f, plan, nullptr); });
-    lesson3::require_status(status, cudaErrorMemoryAllocation, what, calls);
-    lesson3::expect_current_device(1, what);
+    suite::require_status(status, cudaErrorMemoryAllocation, what, calls);
+    suite::expect_current_device(1, what);
 }
 
 TEST_CASE("device discipline: a plan with more shares than devices is refused with the caller's device current") {
-    if (!lesson3::start({"pcie-4"}, "5 shares of 50000 floats on 4 devices; called from device 2")) return;
+    if (!suite::start({"pcie-4"}, "5 shares of 50000 floats on 4 devices; called from device 2")) return;
     for (Driver driver : {Driver::OneThread, Driver::Threads}) {
         Run result;
         run_refused(result, driver, 913, 2);
-        lesson3::expect_current_device(2, result.text() + ", refused");
+        suite::expect_current_device(2, result.text() + ", refused");
     }
 }

@@ -7,11 +7,11 @@
 #include <set>
 #include <stdexcept>
 
-#include "device_data.h"
-#include "expectations.h"
+#include "support/device_data.h"
+#include "support/expectations.h"
 #include "mgpu/check/harness.h"
 #include "mgpu/sim/control.h"
-#include "scenario.h"
+#include "support/scenario.h"
 
 namespace lesson2 {
 
@@ -21,13 +21,13 @@ using mgpu::trace::OpKind;
 
 void require_setup(cudaError_t status, const char* what) {
     if (status != cudaSuccess)
-        throw std::runtime_error(std::string("the checker could not ") + what + ": " + lesson3::error_text(status));
+        throw std::runtime_error(std::string("the checker could not ") + what + ": " + suite::error_text(status));
 }
 
 // Page-locked floats the suite allocates and frees outside the student's window.
 class PinnedFloats {
 public:
-    explicit PinnedFloats(std::size_t count) : count_(count + lesson3::kGuardElements) {
+    explicit PinnedFloats(std::size_t count) : count_(count + suite::kGuardElements) {
         void* p = nullptr;
         require_setup(cudaMallocHost(&p, count_ * sizeof(float)), "allocate page-locked host memory");
         data_ = static_cast<float*>(p);
@@ -50,7 +50,7 @@ long long address(const void* p) { return static_cast<long long>(reinterpret_cas
 
 void take_counters(std::vector<std::size_t>& bytes, std::size_t& streams, std::size_t& events, std::size_t& pinned) {
     bytes.clear();
-    for (int device = 0; device < lesson3::device_count(); ++device)
+    for (int device = 0; device < suite::device_count(); ++device)
         bytes.push_back(mgpu::sim::device_bytes_in_use(device));
     streams = mgpu::sim::live_streams();
     events = mgpu::sim::live_events();
@@ -267,7 +267,7 @@ std::string plan_text(const std::vector<Share>& plan) {
 }
 
 std::string Run::text() const {
-    const std::string shares = plan.size() <= 8 ? plan_text(plan) : lesson3::counted(plan.size(), "share");
+    const std::string shares = plan.size() <= 8 ? plan_text(plan) : suite::counted(plan.size(), "share");
     if (driver == Driver::Threads) return "scale_with_threads(out, in, factor, plan " + shares + ")";
     return "scale_on_devices(out, in, factor, plan " + shares + (with_times ? ", &device_ms)" : ", nullptr)");
 }
@@ -296,18 +296,18 @@ void run_any_status(Run& result, Driver driver, const std::vector<Share>& plan, 
                     bool with_times) {
     prepare(result, driver, plan, caller, with_times);
     const std::size_t n = plan_total(plan);
-    result.input = lesson3::random_floats(n, salt);
-    result.factor = lesson3::random_factor(salt);
+    result.input = suite::random_floats(n, salt);
+    result.factor = suite::random_factor(salt);
     PinnedFloats in(n), out(n);
     std::copy(result.input.begin(), result.input.end(), in.data());
-    std::fill(out.data(), out.data() + n + lesson3::kGuardElements, lesson3::kGuardValue);
+    std::fill(out.data(), out.data() + n + suite::kGuardElements, suite::kGuardValue);
     require_setup(cudaSetDevice(caller), "select the caller's device");
     mgpu::sim::drain_all();
     take_counters(result.bytes_before, result.streams_before, result.events_before, result.pinned_before);
     result.status = call_student(result, out.data(), in.data());
     // The output as the caller finds it on return, before anything still queued runs: under a lazy
     // schedule work that nobody waited for has not happened yet.
-    result.output.assign(out.data(), out.data() + n + lesson3::kGuardElements);
+    result.output.assign(out.data(), out.data() + n + suite::kGuardElements);
     mgpu::sim::drain_all();
     take_counters(result.bytes_after, result.streams_after, result.events_after, result.pinned_after);
     find_share_work(result, in.data(), out.data());
@@ -315,35 +315,35 @@ void run_any_status(Run& result, Driver driver, const std::vector<Share>& plan, 
 
 void run(Run& result, Driver driver, const std::vector<Share>& plan, std::uint64_t salt, int caller, bool with_times) {
     run_any_status(result, driver, plan, salt, caller, with_times);
-    lesson3::require_status(result.status, cudaSuccess, result.text(), result.calls);
+    suite::require_status(result.status, cudaSuccess, result.text(), result.calls);
 }
 
 void run_refused(Run& result, Driver driver, std::uint64_t salt, int caller) {
-    run_any_status(result, driver, even_plan(50000, lesson3::device_count() + 1), salt, caller);
-    if (result.window.empty()) lesson3::require_status(result.status, cudaErrorInvalidValue, result.text(), result.calls);
+    run_any_status(result, driver, even_plan(50000, suite::device_count() + 1), salt, caller);
+    if (result.window.empty()) suite::require_status(result.status, cudaErrorInvalidValue, result.text(), result.calls);
 }
 
 void run_with_student_buffers(Run& result, const std::vector<Share>& plan, int caller) {
     prepare(result, Driver::OneThread, plan, caller, false);
     const std::size_t n = plan_total(plan);
     result.factor = 2.0f;
-    lesson3::StudentCalls allocating;
+    suite::StudentCalls allocating;
     float* in = allocating.watch("allocate_host_buffer(" + std::to_string(n) + ")", [&] { return allocate_host_buffer(n); });
     float* out = allocating.watch("allocate_host_buffer(" + std::to_string(n) + ")", [&] { return allocate_host_buffer(n); });
     if (in == nullptr || out == nullptr)
         mgpu::check::fail_and_stop({"allocate_host_buffer(" + std::to_string(n) + ") gives a buffer (the rest of this check needs it)",
-                                    "a pointer to " + lesson3::counted(n, "float"), "nullptr", "", 0, false, "2.6"});
+                                    "a pointer to " + suite::counted(n, "float"), "nullptr", "", 0, false, "2.6"});
     for (std::size_t i = 0; i < n; ++i) in[i] = 1.0f + static_cast<float>(i % 7);
     require_setup(cudaSetDevice(caller), "select the caller's device");
     result.status = call_student(result, out, in);
     mgpu::sim::drain_all();
     find_share_work(result, in, out);
-    lesson3::StudentCalls freeing;
+    suite::StudentCalls freeing;
     freeing.watch("free_host_buffer", [&] {
         free_host_buffer(in);
         free_host_buffer(out);
     });
-    lesson3::require_status(result.status, cudaSuccess, result.text(), result.calls);
+    suite::require_status(result.status, cudaSuccess, result.text(), result.calls);
 }
 
 bool expect_results(const Run& result) {
@@ -352,7 +352,7 @@ bool expect_results(const Run& result) {
     for (std::size_t i = 0; i < n; ++i)
         if (!(result.output[i] == result.factor * result.input[i]) && wrong++ == 0) first_wrong = i;
     std::size_t guard_wrong = 0;
-    for (std::size_t i = n; i < result.output.size(); ++i) guard_wrong += result.output[i] != lesson3::kGuardValue;
+    for (std::size_t i = n; i < result.output.size(); ++i) guard_wrong += result.output[i] != suite::kGuardValue;
     if (wrong == 0 && guard_wrong == 0) return true;
 
     // Causes first, from the timeline.
@@ -363,14 +363,14 @@ bool expect_results(const Run& result) {
         const std::string which = "share " + std::to_string(d) + " (" + std::to_string(share.count) + "@" +
                                   std::to_string(share.first) + ", device " + std::to_string(d) + ")";
         if (work.copy_out == nullptr) {
-            lesson3::expect(false, "why the results are wrong: " + which + " is never copied back to out + first",
+            suite::expect(false, "why the results are wrong: " + which + " is never copied back to out + first",
                             "a cudaMemcpyAsync to out + " + std::to_string(share.first) + " of " +
-                                lesson3::counted(share.count * sizeof(float), "byte"),
+                                suite::counted(share.count * sizeof(float), "byte"),
                             "no host copy writes there", work.copy_in, "2.9");
             continue;
         }
         if (work.end_us() > result.calls.returned_at_us() + 1e-6) {
-            lesson3::expect(false, "why the results are wrong: the function returned before device " + std::to_string(d) +
+            suite::expect(false, "why the results are wrong: the function returned before device " + std::to_string(d) +
                                        " finished " + which,
                             "every device's work done before returning (cudaStreamSynchronize on each device's stream)",
                             "its last operation ends at " + std::to_string(work.end_us()) + " us; the function returned at " +
@@ -379,16 +379,16 @@ bool expect_results(const Run& result) {
         }
     }
     if (wrong > 0) {
-        lesson3::expect_value(false, result.text() + ": out[i] == factor * in[i] for all " + lesson3::counted(n, "element"),
+        suite::expect_value(false, result.text() + ": out[i] == factor * in[i] for all " + suite::counted(n, "element"),
                               "out[" + std::to_string(first_wrong) + "] = " +
                                   std::to_string(result.factor * result.input[first_wrong]),
                               std::to_string(wrong) + " wrong, the first out[" + std::to_string(first_wrong) + "] = " +
                                   std::to_string(result.output[first_wrong]));
     }
     if (guard_wrong > 0) {
-        lesson3::expect_value(false, result.text() + ": nothing is written past the plan's last element",
+        suite::expect_value(false, result.text() + ": nothing is written past the plan's last element",
                               "out[" + std::to_string(n) + "...] untouched",
-                              lesson3::counted(guard_wrong, "element") + " after the end changed");
+                              suite::counted(guard_wrong, "element") + " after the end changed");
     }
     return false;
 }

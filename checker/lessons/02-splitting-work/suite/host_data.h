@@ -11,7 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "split_work.h"
-#include "student_calls.h"
+#include "support/student_calls.h"
 
 namespace lesson2 {
 
@@ -50,7 +50,7 @@ struct Run {
     cudaError_t status = cudaSuccess;
     bool with_times = false;
     std::vector<float> device_ms;
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     std::vector<mgpu::trace::ApiCall> window;   // calls.calls(), kept so ShareWork can point into it
     std::vector<ShareWork> shares;              // one per plan entry, empty for an empty share
     // Counters right before and right after the call (after its work drained).

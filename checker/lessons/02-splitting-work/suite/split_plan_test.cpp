@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "host_data.h"
 #include "mgpu/check/harness.h"
-#include "scenario.h"
+#include "support/scenario.h"
 #include "split_work.h"
 
 namespace {
@@ -29,33 +29,33 @@ std::string weights_text(const std::vector<double>& weights) {
 
 // The shares follow each other from element 0 and hold n elements in all. Says what is wrong first.
 bool expect_coverage(const std::vector<Share>& plan, std::size_t n, std::size_t parts, const std::string& call) {
-    if (!lesson3::expect(plan.size() == parts, call + " gives one share per part", lesson3::counted(parts, "share"),
-                         lesson3::counted(plan.size(), "share")))
+    if (!suite::expect(plan.size() == parts, call + " gives one share per part", suite::counted(parts, "share"),
+                         suite::counted(plan.size(), "share")))
         return false;
     std::size_t next = 0;
     for (std::size_t i = 0; i < plan.size(); ++i) {
-        if (!lesson3::expect(plan[i].first == next,
+        if (!suite::expect(plan[i].first == next,
                              call + ": share " + std::to_string(i) + " starts where share " + std::to_string(i) +
                                  "-1 ended, so that no element is skipped or done twice",
                              "first = " + std::to_string(next), "first = " + std::to_string(plan[i].first)))
             return false;
         next += plan[i].count;
     }
-    return lesson3::expect(next == n, call + ": the shares hold every element", lesson3::counted(n, "element") + " in all",
-                           lesson3::counted(next, "element") + " (" + plan_text(plan).substr(0, 200) + ")");
+    return suite::expect(next == n, call + ": the shares hold every element", suite::counted(n, "element") + " in all",
+                           suite::counted(next, "element") + " (" + plan_text(plan).substr(0, 200) + ")");
 }
 
 bool expect_even(std::size_t n, int parts) {
     const std::string call = call_text("plan_even_split", n, std::to_string(parts));
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     const std::vector<Share> plan = calls.watch(call, [&] { return plan_even_split(n, parts); });
     if (!expect_coverage(plan, n, static_cast<std::size_t>(parts), call)) return false;
     for (std::size_t i = 0; i < plan.size(); ++i) {
         const std::size_t want = n / static_cast<std::size_t>(parts) + (i < n % static_cast<std::size_t>(parts) ? 1 : 0);
-        if (!lesson3::expect(plan[i].count == want,
+        if (!suite::expect(plan[i].count == want,
                              call + ": share " + std::to_string(i) + " holds n / parts elements, one more when it is one of the "
                                  "first n % parts shares",
-                             lesson3::counted(want, "element"), lesson3::counted(plan[i].count, "element")))
+                             suite::counted(want, "element"), suite::counted(plan[i].count, "element")))
             return false;
     }
     return true;
@@ -63,20 +63,20 @@ bool expect_even(std::size_t n, int parts) {
 
 bool expect_weighted(std::size_t n, const std::vector<double>& weights) {
     const std::string call = call_text("plan_weighted_split", n, weights_text(weights));
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     const std::vector<Share> plan = calls.watch(call, [&] { return plan_weighted_split(n, weights); });
     if (!expect_coverage(plan, n, weights.size(), call)) return false;
     double total = 0;
     for (double w : weights) total += w;
     for (std::size_t i = 0; i < plan.size(); ++i) {
         const double ideal = static_cast<double>(n) * (weights[i] / total);
-        if (!lesson3::expect(std::fabs(static_cast<double>(plan[i].count) - ideal) < 1.0,
+        if (!suite::expect(std::fabs(static_cast<double>(plan[i].count) - ideal) < 1.0,
                              call + ": share " + std::to_string(i) + " is within one element of n * weight / sum of weights",
-                             std::to_string(ideal), lesson3::counted(plan[i].count, "element"), nullptr, "2.3"))
+                             std::to_string(ideal), suite::counted(plan[i].count, "element"), nullptr, "2.3"))
             return false;
         if (weights[i] == 0 &&
-            !lesson3::expect(plan[i].count == 0, call + ": a share whose weight is 0 gets nothing", "0 elements",
-                             lesson3::counted(plan[i].count, "element"), nullptr, "2.3"))
+            !suite::expect(plan[i].count == 0, call + ": a share whose weight is 0 gets nothing", "0 elements",
+                             suite::counted(plan[i].count, "element"), nullptr, "2.3"))
             return false;
     }
     return true;
@@ -86,7 +86,7 @@ bool expect_weighted(std::size_t n, const std::vector<double>& weights) {
 
 TEST_CASE("split plan: plan_even_split covers n = 0, 1, fewer elements than parts, odd, prime and large") {
     // 2^32 + 5 is more than 32-bit arithmetic holds: the plan alone, nothing is allocated.
-    if (!lesson3::start({"h200"}, "n in {0, 1, 2, 7, 1000003, 2^24 + 3, 2^32 + 5} over 1, 2, 3 and 8 parts")) return;
+    if (!suite::start({"h200"}, "n in {0, 1, 2, 7, 1000003, 2^24 + 3, 2^32 + 5} over 1, 2, 3 and 8 parts")) return;
     for (int parts : {1, 2, 3, 8})
         for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{1000003},
                               (std::size_t{1} << 24) + 3, (std::size_t{1} << 32) + 5})
@@ -94,7 +94,7 @@ TEST_CASE("split plan: plan_even_split covers n = 0, 1, fewer elements than part
 }
 
 TEST_CASE("split plan: plan_even_split puts the remainder on the first shares and refuses parts <= 0") {
-    if (!lesson3::start({"h200"}, "random n over random part counts, and parts 0 and -1")) return;
+    if (!suite::start({"h200"}, "random n over random part counts, and parts 0 and -1")) return;
     std::mt19937_64 random(mgpu::check::run_seed() ^ 0x5917);
     for (int round = 0; round < 20; ++round) {
         const int parts = 2 + static_cast<int>(random() % 15);
@@ -102,22 +102,22 @@ TEST_CASE("split plan: plan_even_split puts the remainder on the first shares an
         if (!expect_even(n, parts)) return;
     }
     for (int parts : {0, -1}) {
-        lesson3::StudentCalls calls;
+        suite::StudentCalls calls;
         const std::string call = call_text("plan_even_split", 10, std::to_string(parts));
         const auto plan = calls.watch(call, [&] { return plan_even_split(10, parts); });
-        lesson3::expect(plan.empty(), call + " gives an empty plan", "no shares", lesson3::counted(plan.size(), "share"));
+        suite::expect(plan.empty(), call + " gives an empty plan", "no shares", suite::counted(plan.size(), "share"));
     }
 }
 
 TEST_CASE("split plan: plan_weighted_split by the memory bandwidth of mixed-3's devices") {
-    if (!lesson3::start({"mixed-3"}, "weights: each device's memory bandwidth")) return;
+    if (!suite::start({"mixed-3"}, "weights: each device's memory bandwidth")) return;
     const std::vector<double> weights = bandwidth_weights();
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{1000003}, (std::size_t{1} << 24) + 1})
         if (!expect_weighted(n, weights)) return;
 }
 
 TEST_CASE("split plan: plan_weighted_split with random weights, a zero weight, 2^32 + 5 elements, and weights it must refuse") {
-    if (!lesson3::start({"h200"}, "a zero weight first and in the middle, a whole share first, 2^32 + 5 elements over "
+    if (!suite::start({"h200"}, "a zero weight first and in the middle, a whole share first, 2^32 + 5 elements over "
                                   "weights 1, 2, 3, then random weights and sizes")) return;
     // Fixed before the random rounds: the shares that get a left-over element must be the ones with the
     // largest fractions, not simply the first ones, and a share whose ideal is whole (6 * 2/4 = 3) or whose
@@ -140,9 +140,9 @@ TEST_CASE("split plan: plan_weighted_split with random weights, a zero weight, 2
     }
     for (const std::vector<double>& refused : {std::vector<double>{}, std::vector<double>{0.0, 0.0},
                                                std::vector<double>{2.0, -1.0}}) {
-        lesson3::StudentCalls calls;
+        suite::StudentCalls calls;
         const std::string call = call_text("plan_weighted_split", 10, weights_text(refused));
         const auto plan = calls.watch(call, [&] { return plan_weighted_split(10, refused); });
-        lesson3::expect(plan.empty(), call + " gives an empty plan", "no shares", lesson3::counted(plan.size(), "share"));
+        suite::expect(plan.empty(), call + " gives an empty plan", "no shares", suite::counted(plan.size(), "share"));
     }
 }

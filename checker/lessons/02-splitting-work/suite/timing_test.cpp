@@ -8,9 +8,9 @@
 #include <cmath>
 #include <string>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "host_data.h"
-#include "scenario.h"
+#include "support/scenario.h"
 #include "split_work.h"
 
 namespace {
@@ -18,14 +18,14 @@ namespace {
 using namespace lesson2;
 
 void expect_device_times(const Run& result) {
-    if (!lesson3::expect(result.device_ms.size() == result.plan.size(), "device_ms has one entry per share",
-                         lesson3::counted(result.plan.size(), "entry", "entries"), lesson3::counted(result.device_ms.size(), "entry", "entries")))
+    if (!suite::expect(result.device_ms.size() == result.plan.size(), "device_ms has one entry per share",
+                         suite::counted(result.plan.size(), "entry", "entries"), suite::counted(result.device_ms.size(), "entry", "entries")))
         return;
     for (std::size_t d = 0; d < result.plan.size(); ++d) {
         const float ms = result.device_ms[d];
         const std::string entry = "device_ms[" + std::to_string(d) + "]";
         if (result.plan[d].count == 0) {
-            lesson3::expect(ms == 0.0f, entry + " is 0: share " + std::to_string(d) + " is empty", "0", std::to_string(ms));
+            suite::expect(ms == 0.0f, entry + " is 0: share " + std::to_string(d) + " is empty", "0", std::to_string(ms));
             continue;
         }
         const ShareWork& work = result.shares[d];
@@ -39,7 +39,7 @@ void expect_device_times(const Run& result) {
         // A share that takes little more than a host call only has to show a time.
         const bool close = span_us < 50.0 ? measured_us > 0
                                            : measured_us >= 0.9 * span_us - 5.0 && measured_us <= 1.1 * queued_us + 5.0;
-        if (!lesson3::expect(close,
+        if (!suite::expect(close,
                              entry + " is the time device " + std::to_string(d) +
                                  " spent on its share, from its input copy to the end of its output copy",
                              std::to_string(span_us / 1000.0) + " ms (the modelled timeline)",
@@ -57,21 +57,21 @@ void expect_device_times(const Run& result) {
 // queued last is not waiting for the slowest. The shares are large enough (device 1's copies take
 // about half a millisecond each) that queueing the later devices does not hide the difference.
 TEST_CASE("timing: device_ms on hgx-h200-8 with a plan that gives each device a different share") {
-    if (!lesson3::start({"hgx-h200-8"}, "plan of 33554447 floats weighted 3, 8, 5, 1, 7, 2, 6, 4")) return;
+    if (!suite::start({"hgx-h200-8"}, "plan of 33554447 floats weighted 3, 8, 5, 1, 7, 2, 6, 4")) return;
     Run result;
     run(result, Driver::OneThread, weighted_plan((std::size_t{1} << 25) + 15, {3, 8, 5, 1, 7, 2, 6, 4}), 401, 3, true);
     expect_device_times(result);
 }
 
 TEST_CASE("timing: device_ms on mixed-3, where the same share takes each device a different time") {
-    if (!lesson3::start({"mixed-3", "lazy"}, "even plan of 3000007 floats")) return;
+    if (!suite::start({"mixed-3", "lazy"}, "even plan of 3000007 floats")) return;
     Run result;
     run(result, Driver::OneThread, even_plan(3000007, 3), 402, 0, true);
     expect_device_times(result);
 }
 
 TEST_CASE("timing: device_ms is 0 for empty shares") {
-    if (!lesson3::start({"islands-2x2", "shuffle:7"}, "2 floats over 4 devices, then 1048576 floats on device 0 alone")) return;
+    if (!suite::start({"islands-2x2", "shuffle:7"}, "2 floats over 4 devices, then 1048576 floats on device 0 alone")) return;
     Run empty_shares;
     run(empty_shares, Driver::OneThread, even_plan(2, 4), 403, 0, true);
     expect_device_times(empty_shares);
@@ -81,7 +81,7 @@ TEST_CASE("timing: device_ms is 0 for empty shares") {
 }
 
 TEST_CASE("timing: device_ms handed in again holds this call's times only, whatever it held before") {
-    if (!lesson3::start({"islands-2x2"}, "one vector for 4 shares of 262144 floats, then 2 floats over 4 devices, "
+    if (!suite::start({"islands-2x2"}, "one vector for 4 shares of 262144 floats, then 2 floats over 4 devices, "
                                          "then one share of 65536 floats")) return;
     Run first;
     run(first, Driver::OneThread, even_plan(std::size_t{1} << 20, 4), 406, 0, true);
@@ -97,7 +97,7 @@ TEST_CASE("timing: device_ms handed in again holds this call's times only, whate
 }
 
 TEST_CASE("timing: device_ms on one GPU") {
-    if (!lesson3::start({"h200"}, "one share of 2097155 floats")) return;
+    if (!suite::start({"h200"}, "one share of 2097155 floats")) return;
     Run result;
     run(result, Driver::OneThread, even_plan((std::size_t{1} << 21) + 3, 1), 405, 0, true);
     expect_device_times(result);

@@ -8,16 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "device_data.h"
-#include "expectations.h"
+#include "support/device_data.h"
+#include "support/expectations.h"
 #include "mgpu/sim/control.h"
 #include "peer_access.h"
-#include "scenario.h"
-#include "student_calls.h"
+#include "support/scenario.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using namespace lesson3;
+using namespace suite;
 using mgpu::trace::OpKind;
 
 std::string pipeline_text(int dst_device, int src_device, std::size_t n, std::size_t chunk) {
@@ -134,7 +134,7 @@ TEST_CASE("async overlap: copies run on a stream of their own and kernels on ano
     check_pipeline(1, 0, 100000, 12500, 24, calls, false);
     const auto copies = calls.calls_named("cudaMemcpyPeerAsync");
     expect(copies.size() >= 2, "the 8 chunks are copied with cudaMemcpyPeerAsync", "8 cudaMemcpyPeerAsync calls",
-           lesson3::counted(copies.size(), "call"));
+           suite::counted(copies.size(), "call"));
     for (const auto& copy : copies) {
         if (!expect(!is_default_stream(copy.stream), "cudaMemcpyPeerAsync goes on a stream the pipeline created",
                     "a stream made with cudaStreamCreateWithFlags", "the default stream (stream 0)", &copy)) {
@@ -176,7 +176,7 @@ TEST_CASE("async overlap: copies and kernels overlap in time") {
     }
     if (!expect(overlap, "on the modelled timeline a chunk's copy runs while an earlier chunk's kernel computes",
                 "copy and kernel intervals that overlap",
-                lesson3::counted(copies.size(), "copy", "copies") + " and " + std::to_string(kernels.size()) +
+                suite::counted(copies.size(), "copy", "copies") + " and " + std::to_string(kernels.size()) +
                     " kernels, none running at the same time"))
         attach_timeline(calls, "pipelined_scale (device 3 to 5)");
 }
@@ -189,7 +189,7 @@ TEST_CASE("async overlap: each chunk's kernel starts after its copy has arrived"
     const auto copies = in_issue_order(calls.ops_of(OpKind::MemcpyPeer));
     const auto kernels = in_issue_order(calls.ops_of(OpKind::Kernel));
     if (!expect(copies.size() == 7 && kernels.size() == 7, "one copy and one kernel per chunk", "7 copies, 7 kernels",
-                lesson3::counted(copies.size(), "copy", "copies") + ", " + lesson3::counted(kernels.size(), "kernel"))) {
+                suite::counted(copies.size(), "copy", "copies") + ", " + suite::counted(kernels.size(), "kernel"))) {
         return;
     }
     for (std::size_t k = 0; k < copies.size(); ++k) {
@@ -237,8 +237,8 @@ TEST_CASE("async overlap: on one device, chunks are copied on one stream of the 
     }
     const auto kernels = calls.ops_of(OpKind::Kernel);
     if (!expect(copies.size() >= 2 && kernels.size() >= 2, "the 9 chunks are each copied, then scaled by a kernel",
-                "9 copies and 9 kernels", lesson3::counted(copies.size(), "copy", "copies") + " and " +
-                                              lesson3::counted(kernels.size(), "kernel"))) {
+                "9 copies and 9 kernels", suite::counted(copies.size(), "copy", "copies") + " and " +
+                                              suite::counted(kernels.size(), "kernel"))) {
         return;
     }
     for (const auto& copy : copies) {
@@ -270,7 +270,7 @@ TEST_CASE("async overlap: on one device, every kernel waits for its chunk's even
     const auto launches = calls.calls_named("cudaLaunchKernel");
     if (!expect(!copies.empty() && !launches.empty(),
                 "the 6 chunks are copied with cudaMemcpyPeerAsync and scaled by kernels", "6 copies and 6 launches",
-                lesson3::counted(copies.size(), "copy", "copies") + " and " + lesson3::counted(launches.size(), "launch", "launches"))) {
+                suite::counted(copies.size(), "copy", "copies") + " and " + suite::counted(launches.size(), "launch", "launches"))) {
         return;
     }
     if (!expect_no_device_sync_inside(calls, copies)) return attach_timeline(calls, "pipelined_scale on device 0");

@@ -9,16 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "device_data.h"
-#include "expectations.h"
+#include "support/device_data.h"
+#include "support/expectations.h"
 #include "mgpu/sim/control.h"
 #include "peer_access.h"
-#include "scenario.h"
-#include "student_calls.h"
+#include "support/scenario.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using namespace lesson3;
+using namespace suite;
 
 int open_directions() {
     int count = 0;
@@ -82,8 +82,8 @@ void expect_memory_returned(const std::vector<std::size_t>& before, const std::v
         const auto allocations = calls.successful("cudaMalloc");
         const auto frees = calls.successful("cudaFree");
         expect(false, what + " frees every buffer it allocates (cudaFree)",
-               lesson3::counted(before[device], "byte") + " in use on device " + std::to_string(device) + " after the call, as before",
-               lesson3::counted(after[device], "byte") + " (" + std::to_string(allocations.size()) + " cudaMalloc, " +
+               suite::counted(before[device], "byte") + " in use on device " + std::to_string(device) + " after the call, as before",
+               suite::counted(after[device], "byte") + " (" + std::to_string(allocations.size()) + " cudaMalloc, " +
                    std::to_string(frees.size()) + " cudaFree)",
                allocations.empty() ? nullptr : &allocations.front());
         return;

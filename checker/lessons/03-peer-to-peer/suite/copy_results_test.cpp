@@ -4,21 +4,21 @@
 
 #include <string>
 
-#include "device_data.h"
-#include "expectations.h"
+#include "support/device_data.h"
+#include "support/expectations.h"
 #include "mgpu/sim/control.h"
 #include "peer_access.h"
-#include "scenario.h"
-#include "student_calls.h"
+#include "support/scenario.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using namespace lesson3;
+using namespace suite;
 using mgpu::trace::OpKind;
 
 std::string copy_text(int dst_device, int src_device, std::size_t bytes) {
     return "copy_between_devices(dst on " + std::to_string(dst_device) + ", src on " + std::to_string(src_device) +
-           ", " + lesson3::counted(bytes, "byte") + ")";
+           ", " + suite::counted(bytes, "byte") + ")";
 }
 
 std::string scale_text(int dst_device, int src_device, std::size_t n) {
@@ -137,7 +137,7 @@ TEST_CASE("copy results: scale_from_peer reads across open access with no stagin
     for (const auto& op : calls.ops()) {
         if (op.kind != OpKind::MemcpyPeer && op.kind != OpKind::MemcpyDtoD) continue;
         expect(false, scale_text(3, 0, n) + " copies nothing first when access 3 -> 0 is open (the kernel reads src directly)",
-               "no copy", std::string(mgpu::trace::to_string(op.kind)) + " of " + lesson3::counted(op.bytes, "byte"),
+               "no copy", std::string(mgpu::trace::to_string(op.kind)) + " of " + suite::counted(op.bytes, "byte"),
                call_of(calls, op));
         break;
     }

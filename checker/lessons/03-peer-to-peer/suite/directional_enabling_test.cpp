@@ -4,15 +4,15 @@
 
 #include <string>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "mgpu/sim/control.h"
 #include "peer_access.h"
-#include "scenario.h"
-#include "student_calls.h"
+#include "support/scenario.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using namespace lesson3;
+using namespace suite;
 using mgpu::sim::peer_access_enabled;
 
 std::string direction(int from, int to) { return std::to_string(from) + " -> " + std::to_string(to); }
@@ -38,7 +38,7 @@ void expect_all_peer_directions_open(const std::string& after_what) {
     }
     expect(wrong == 0, "after " + after_what + " every direction that can peer is open, and only those",
            "open exactly where cudaDeviceCanAccessPeer says 1",
-           first + " (" + lesson3::counted(wrong, "direction") + " wrong)");
+           first + " (" + suite::counted(wrong, "direction") + " wrong)");
 }
 
 int peer_directions() {

@@ -4,15 +4,15 @@
 #include <string>
 #include <utility>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "mgpu/sim/control.h"
 #include "peer_access.h"
-#include "scenario.h"
-#include "student_calls.h"
+#include "support/scenario.h"
+#include "support/student_calls.h"
 
 namespace {
 
-using namespace lesson3;
+using namespace suite;
 
 std::string yes_no(bool value) { return value ? "true" : "false"; }
 

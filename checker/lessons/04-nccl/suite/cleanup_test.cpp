@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "job.h"
 #include "mgpu/sim/control.h"
 #include "mgpu/sim/nccl_control.h"
@@ -31,7 +31,7 @@ int rank_named(const mgpu::trace::ApiCall& call) {
 // The order section 4.8 and the header's Task 7 give each rank: its queued work finished before its
 // communicator is finalized, the communicator destroyed before its stream, and the stream destroyed
 // with the rank's device current. `stream_end` holds when each rank's queued work ended.
-void expect_rank_order(const lesson3::StudentCalls& calls, const std::vector<Rank>& ranks,
+void expect_rank_order(const suite::StudentCalls& calls, const std::vector<Rank>& ranks,
                        const std::vector<std::uint64_t>& stream_ids, const std::vector<double>& stream_end,
                        const std::string& what) {
     const std::vector<mgpu::trace::ApiCall> made = calls.calls();
@@ -49,7 +49,7 @@ void expect_rank_order(const lesson3::StudentCalls& calls, const std::vector<Ran
             if (call.name == "cudaStreamDestroy" && call.stream == stream_ids[r]) stream_destroy = &call;
         }
         if (first_nccl != nullptr &&
-            !lesson3::expect(first_nccl->begin_us >= stream_end[r],
+            !suite::expect(first_nccl->begin_us >= stream_end[r],
                              what + ": " + rank + "'s queued work is finished before its communicator is finalized",
                              first_nccl->name + " at or after " + std::to_string(stream_end[r]) +
                                  " us, when the work on its stream ends",
@@ -58,14 +58,14 @@ void expect_rank_order(const lesson3::StudentCalls& calls, const std::vector<Ran
                              first_nccl))
             return;
         if (comm_destroy != nullptr && stream_destroy != nullptr &&
-            !lesson3::expect(stream_destroy->seq > comm_destroy->seq,
+            !suite::expect(stream_destroy->seq > comm_destroy->seq,
                              what + ": " + rank + "'s stream is destroyed after its communicator",
                              "ncclCommDestroy, then cudaStreamDestroy",
                              "cudaStreamDestroy came first: the stream goes last, after everything that used it",
                              stream_destroy))
             return;
         if (stream_destroy != nullptr &&
-            !lesson3::expect(stream_destroy->device == ranks[r].device,
+            !suite::expect(stream_destroy->device == ranks[r].device,
                              what + ": " + rank + "'s stream is destroyed with its device current",
                              "device " + std::to_string(ranks[r].device) + " current",
                              "device " + std::to_string(stream_destroy->device) +
@@ -79,7 +79,7 @@ void expect_rank_order(const lesson3::StudentCalls& calls, const std::vector<Ran
 // Each rank with a communicator: ncclCommFinalize, then ncclCommDestroy. Said per rank, with the
 // call that is missing or out of place: a count of finalizes would read "0" for a finalize that
 // came after its destroy and failed there.
-void expect_finalized_before_destroyed(const lesson3::StudentCalls& calls, const std::vector<Rank>& ranks,
+void expect_finalized_before_destroyed(const suite::StudentCalls& calls, const std::vector<Rank>& ranks,
                                        const std::string& what) {
     const std::vector<mgpu::trace::ApiCall> made = calls.calls();
     for (std::size_t r = 0; r < ranks.size(); ++r) {
@@ -94,7 +94,7 @@ void expect_finalized_before_destroyed(const lesson3::StudentCalls& calls, const
         const std::string rank = "rank " + std::to_string(r);
         const std::string check = what + " finalizes " + rank + "'s communicator, then destroys it";
         if (finalize == nullptr) {
-            lesson3::expect(false, check, "ncclCommFinalize(comm), then ncclCommDestroy(comm)",
+            suite::expect(false, check, "ncclCommFinalize(comm), then ncclCommDestroy(comm)",
                             "no ncclCommFinalize for " + rank + (destroy ? ", only ncclCommDestroy" : "") +
                                 ": finalize completes the communicator's work with the other ranks; destroy only "
                                 "frees it",
@@ -102,16 +102,16 @@ void expect_finalized_before_destroyed(const lesson3::StudentCalls& calls, const
             return;
         }
         if (destroy != nullptr && finalize->seq > destroy->seq) {
-            lesson3::expect(false, check, "ncclCommFinalize(comm), then ncclCommDestroy(comm)",
+            suite::expect(false, check, "ncclCommFinalize(comm), then ncclCommDestroy(comm)",
                             "ncclCommFinalize came after ncclCommDestroy" +
-                                (lesson3::where(*destroy).empty() ? std::string() : " (at " + lesson3::where(*destroy) + ")") +
+                                (suite::where(*destroy).empty() ? std::string() : " (at " + suite::where(*destroy) + ")") +
                                 " and failed with " + result_text(static_cast<ncclResult_t>(finalize->result)) +
                                 ": a destroyed communicator is gone; finalize it first, then destroy it",
                             finalize, "4.8");
             return;
         }
         if (finalize->result != 0) {
-            lesson3::expect(false, check, "ncclCommFinalize returns ncclSuccess",
+            suite::expect(false, check, "ncclCommFinalize returns ncclSuccess",
                             finalize->text + " returned " + result_text(static_cast<ncclResult_t>(finalize->result)) +
                                 (finalize->reason.empty() ? std::string() : ": \"" + finalize->reason + "\""),
                             finalize, "4.8");
@@ -130,7 +130,7 @@ void check_close(std::vector<Rank> ranks, int caller, const std::string& what) {
 
     const std::vector<Rank> given = ranks;
     cudaSetDevice(caller);
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     const ncclResult_t result = calls.watch(what, [&] { return close_ranks(ranks); });
 #ifndef MGPU_CHECK_REAL_GPU
     // Finalize before destroy, for every communicator: first, since a call out of order is also
@@ -138,15 +138,15 @@ void check_close(std::vector<Rank> ranks, int caller, const std::string& what) {
     // to the simulator's cases, like the checks below.)
     expect_finalized_before_destroyed(calls, given, what);
 #endif
-    lesson3::expect_current_device(caller, what);
+    suite::expect_current_device(caller, what);
     expect_result(result, ncclSuccess, what, calls);
-    lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries", lesson3::counted(ranks.size(), "entry", "entries"));
+    suite::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries", suite::counted(ranks.size(), "entry", "entries"));
 #ifndef MGPU_CHECK_REAL_GPU
-    lesson3::expect(mgpu::sim::live_nccl_comms() == 0, what + " destroys every communicator",
+    suite::expect(mgpu::sim::live_nccl_comms() == 0, what + " destroys every communicator",
                     "ncclCommDestroy for each rank with a comm",
-                    lesson3::counted(mgpu::sim::live_nccl_comms(), "communicator") + " still alive");
-    lesson3::expect(mgpu::sim::live_streams() == 0, what + " destroys every rank's stream", "cudaStreamDestroy for each",
-                    lesson3::counted(mgpu::sim::live_streams(), "stream") + " still alive");
+                    suite::counted(mgpu::sim::live_nccl_comms(), "communicator") + " still alive");
+    suite::expect(mgpu::sim::live_streams() == 0, what + " destroys every rank's stream", "cudaStreamDestroy for each",
+                    suite::counted(mgpu::sim::live_streams(), "stream") + " still alive");
     // Each stream goes only once the work queued on it has finished.
     for (const auto& destroy : calls.successful("cudaStreamDestroy")) {
         double last_end = 0;
@@ -154,7 +154,7 @@ void check_close(std::vector<Rank> ranks, int caller, const std::string& what) {
             if (op.stream == destroy.stream) last_end = std::max(last_end, op.end_us);
         const auto rank = rank_of_stream.find(destroy.stream);
         if (rank == rank_of_stream.end()) continue;
-        if (!lesson3::expect(destroy.begin_us >= last_end,
+        if (!suite::expect(destroy.begin_us >= last_end,
                              what + ": rank " + std::to_string(rank->second) + "'s stream is destroyed after its work",
                              "cudaStreamDestroy at or after " + std::to_string(last_end) + " us, when its work ends",
                              "it was called at " + std::to_string(destroy.begin_us) +
@@ -205,21 +205,21 @@ TEST_CASE("cleanup: close_ranks carries on past a rank whose device cannot be ma
     std::vector<Rank> ranks = suite_ranks();
     ranks[1].device = 9;
     cudaSetDevice(3);
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     const std::string what = "close_ranks of 4 ranks, rank 1 on device 9";
     const ncclResult_t result = calls.watch(what, [&] { return close_ranks(ranks); });
     cudaGetLastError();   // the suite's own checks below must not see the student's 101
-    lesson3::expect(result != ncclSuccess, what + " returns the failure of rank 1",
+    suite::expect(result != ncclSuccess, what + " returns the failure of rank 1",
                     "ncclUnhandledCudaError (1) or another error", result_text(result));
-    lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries",
-                    lesson3::counted(ranks.size(), "entry", "entries") + ": carry on with the other ranks, then clear `ranks`");
+    suite::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries",
+                    suite::counted(ranks.size(), "entry", "entries") + ": carry on with the other ranks, then clear `ranks`");
 #ifndef MGPU_CHECK_REAL_GPU
     // Rank 1's own communicator and stream may stay: its device could not be made current.
-    lesson3::expect(mgpu::sim::live_nccl_comms() <= 1 && mgpu::sim::live_streams() <= 1,
+    suite::expect(mgpu::sim::live_nccl_comms() <= 1 && mgpu::sim::live_streams() <= 1,
                     what + " still ends ranks 0, 2 and 3", "their communicators and streams destroyed",
-                    lesson3::counted(mgpu::sim::live_nccl_comms(), "communicator") + " and " +
-                        lesson3::counted(mgpu::sim::live_streams(), "stream") +
+                    suite::counted(mgpu::sim::live_nccl_comms(), "communicator") + " and " +
+                        suite::counted(mgpu::sim::live_streams(), "stream") +
                         " alive: keep the first failure and go on with the next rank");
 #endif
-    lesson3::expect_current_device(3, what);
+    suite::expect_current_device(3, what);
 }

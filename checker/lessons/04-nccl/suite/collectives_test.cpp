@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "job.h"
 #include "mgpu/check/harness.h"
 
@@ -33,8 +33,8 @@ void check_average(const std::vector<Rank>& ranks, std::size_t count, std::uint6
         for (float& x : inputs[r]) x = static_cast<float>(value(random));
         buffers.upload(r, inputs[r]);
     }
-    lesson3::StudentCalls calls;
-    const std::string what = "average_in_place over " + lesson3::counted(n, "rank") + ", count " + std::to_string(count);
+    suite::StudentCalls calls;
+    const std::string what = "average_in_place over " + suite::counted(n, "rank") + ", count " + std::to_string(count);
     const ncclResult_t result = calls.watch(what, [&] { return average_in_place(ranks, buffers.pointers(), count); });
     drain(ranks);
     require_result(result, ncclSuccess, what, calls);
@@ -52,7 +52,7 @@ void check_average(const std::vector<Rank>& ranks, std::size_t count, std::uint6
             // n roundings of a value up to 1000 in float, each within half a unit in the last place.
             const double tolerance = 1e-6 * 1000.0 * static_cast<double>(n + 1);
             if (!(std::fabs(out[i] - want) <= tolerance)) {
-                lesson3::expect_value(false, what + ": every element is the average over the ranks",
+                suite::expect_value(false, what + ": every element is the average over the ranks",
                                       "rank " + std::to_string(r) + " [" + std::to_string(i) + "] = " +
                                           std::to_string(want) + " (the sum " + std::to_string(sum) + " / " +
                                           std::to_string(n) + ")",
@@ -64,7 +64,7 @@ void check_average(const std::vector<Rank>& ranks, std::size_t count, std::uint6
         }
         for (std::size_t i = count; i < out.size(); ++i)
             if (out[i] != guard_value<float>(r)) {
-                lesson3::expect_value(false, what + ": nothing is written past the count", "untouched",
+                suite::expect_value(false, what + ": nothing is written past the count", "untouched",
                                       "rank " + std::to_string(r) + " [" + std::to_string(i) + "] = " +
                                           float_text(out[i]) + ": the count is in elements, not bytes");
                 return;
@@ -83,8 +83,8 @@ void check_broadcast(const std::vector<Rank>& ranks, std::size_t count, int root
     const auto filler = [](std::size_t rank) { return -7 - static_cast<int>(rank); };
     for (std::size_t r = 0; r < n; ++r)
         buffers.upload(r, static_cast<int>(r) == root ? sent : std::vector<int>(count, filler(r)));
-    lesson3::StudentCalls calls;
-    const std::string what = "broadcast_from_root over " + lesson3::counted(n, "rank") + " from rank " +
+    suite::StudentCalls calls;
+    const std::string what = "broadcast_from_root over " + suite::counted(n, "rank") + " from rank " +
                              std::to_string(root) + ", count " + std::to_string(count);
     const ncclResult_t result =
         calls.watch(what, [&] { return broadcast_from_root(ranks, buffers.pointers(), count, root); });
@@ -97,7 +97,7 @@ void check_broadcast(const std::vector<Rank>& ranks, std::size_t count, int root
         const std::vector<int> out = buffers.download(r);
         for (std::size_t i = count; i < out.size(); ++i)
             if (out[i] != guard_value<int>(r)) {
-                lesson3::expect_value(false, what + ": nothing is written past the count", "untouched",
+                suite::expect_value(false, what + ": nothing is written past the count", "untouched",
                                       "rank " + std::to_string(r) + " [" + std::to_string(i) + "] = " +
                                           std::to_string(out[i]) + ": the count is in elements, not bytes");
                 return;
@@ -115,7 +115,7 @@ void check_broadcast(const std::vector<Rank>& ranks, std::size_t count, int root
                     else seen += " (rank " + std::to_string(k) + "'s value: broadcast from rank " +
                                  std::to_string(k) + ", not from rank " + std::to_string(root) + ")";
                 }
-                lesson3::expect_value(false, what + ": every rank holds the root's values",
+                suite::expect_value(false, what + ": every rank holds the root's values",
                                       "rank " + std::to_string(r) + " [" + std::to_string(i) + "] = " +
                                           std::to_string(sent[i]) + " (rank " + std::to_string(root) + "'s)",
                                       seen);
@@ -176,7 +176,7 @@ TEST_CASE("collective results: a root outside the ranks is refused") {
     std::vector<Rank> ranks = suite_ranks();
     PerRank<int> buffers(ranks, 16);
     for (int root : {4, -1}) {
-        lesson3::StudentCalls calls;
+        suite::StudentCalls calls;
         const std::string what = "broadcast_from_root with root " + std::to_string(root) + " of 4 ranks";
         const ncclResult_t result = calls.watch(what, [&] { return broadcast_from_root(ranks, buffers.pointers(), 16, root); });
         if (!expect_result(result, ncclInvalidArgument, what, calls) || !expect_groups_closed(calls, what)) break;
@@ -193,7 +193,7 @@ TEST_CASE("collective results: an all-reduce refused on one rank is returned, an
     broken[2].comm = nullptr;
     PerRank<float> buffers(ranks, 257);
     for (std::size_t r = 0; r < ranks.size(); ++r) buffers.upload(r, std::vector<float>(257, 10.0f * static_cast<float>(r + 1)));
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     const std::string what = "average_in_place over 4 ranks whose rank 2 has comm == nullptr";
     const ncclResult_t result = calls.watch(what, [&] { return average_in_place(broken, buffers.pointers(), 257); });
     const bool closed = expect_groups_closed(calls, what);
@@ -206,7 +206,7 @@ TEST_CASE("collective results: an all-reduce refused on one rank is returned, an
                 // A kernel launched between ncclGroupStart and ncclGroupEnd is queued at its launch, so it
                 // runs although the cancelled group queues no collective.
                 const bool divided = out[0] == before / static_cast<float>(ranks.size());
-                lesson3::expect_value(false, what + ": nothing of the failed group runs",
+                suite::expect_value(false, what + ": nothing of the failed group runs",
                                       "rank " + std::to_string(r) + " [0] = " + float_text(before),
                                       float_text(out[0]) +
                                           (divided ? " (divided by " + std::to_string(ranks.size()) +

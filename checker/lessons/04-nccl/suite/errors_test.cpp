@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "job.h"
 #include "mgpu/sim/control.h"
 #include "mgpu/sim/nccl_control.h"
@@ -32,25 +32,25 @@ void check_clean_wait(const std::string& topology, const std::string& schedule, 
         cudaSetDevice(0);
         extra = ", rank " + std::to_string(busy_rank) + "'s stream busy the longest";
     }
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     const std::string what =
         "wait_for_ranks after an all-reduce of 4 MiB per rank (" + topology + ", " + schedule + extra + ")";
     const ncclResult_t result = calls.watch(what, [&] { return wait_for_ranks(ranks); });
     require_result(result, ncclSuccess, what, calls);
     bool all_there = true;
     for (const Rank& rank : ranks) all_there = all_there && rank.comm != nullptr;
-    lesson3::expect(all_there, what + " keeps every communicator", "every comm as it was",
+    suite::expect(all_there, what + " keeps every communicator", "every comm as it was",
                     "a comm was set to nullptr although nothing failed");
 #ifndef MGPU_CHECK_REAL_GPU
     const double returned_at = calls.returned_at_us();
     double last_end = 0;
     for (const auto& op : mgpu::sim::trace().ops) last_end = std::max(last_end, op.end_us);
-    lesson3::expect(returned_at >= last_end, what + " returns only once every stream is idle",
+    suite::expect(returned_at >= last_end, what + " returns only once every stream is idle",
                     "the return at or after " + std::to_string(last_end) + " us, when the last queued work ends",
                     "it returned at " + std::to_string(returned_at) +
                         " us: keep polling until cudaStreamQuery answers cudaSuccess for every rank's stream");
-    lesson3::expect(mgpu::sim::aborted_nccl_comms() == 0, what + " aborts nothing when nothing failed", "no ncclCommAbort",
-                    lesson3::counted(mgpu::sim::aborted_nccl_comms(), "communicator") + " aborted");
+    suite::expect(mgpu::sim::aborted_nccl_comms() == 0, what + " aborts nothing when nothing failed", "no ncclCommAbort",
+                    suite::counted(mgpu::sim::aborted_nccl_comms(), "communicator") + " aborted");
 #endif
     close_suite_ranks(ranks);
 }
@@ -59,17 +59,17 @@ void check_failed_wait(int failing, const std::string& what_failed) {
     std::vector<Rank> ranks = suite_ranks();
     PerRank<float> buffers(ranks, 65536);
     for (int i = 0; i < failing; ++i) queue_reduce_then_memset(ranks, buffers.pointers(), buffers.count());
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     const std::string what = "wait_for_ranks when " + what_failed;
     const ncclResult_t result = calls.watch(what, [&] { return wait_for_ranks(ranks); });
     expect_result(result, ncclRemoteError, what, calls);
     std::string still_set;
     for (std::size_t r = 0; r < ranks.size(); ++r)
         if (ranks[r].comm != nullptr) still_set += (still_set.empty() ? "" : ", ") + std::to_string(r);
-    lesson3::expect(still_set.empty(), what + " sets every comm to nullptr", "every comm nullptr after its abort",
+    suite::expect(still_set.empty(), what + " sets every comm to nullptr", "every comm nullptr after its abort",
                     "ranks " + still_set + " still hold their comm");
 #ifndef MGPU_CHECK_REAL_GPU
-    lesson3::expect(mgpu::sim::aborted_nccl_comms() == ranks.size() && mgpu::sim::live_nccl_comms() == 0,
+    suite::expect(mgpu::sim::aborted_nccl_comms() == ranks.size() && mgpu::sim::live_nccl_comms() == 0,
                     what + " aborts every communicator", std::to_string(ranks.size()) + " aborted with ncclCommAbort",
                     std::to_string(mgpu::sim::aborted_nccl_comms()) + " aborted, " +
                         std::to_string(mgpu::sim::live_nccl_comms()) +

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "job.h"
 
 namespace {
@@ -24,8 +24,8 @@ void check_halos(const std::vector<Rank>& ranks, std::size_t interior, std::size
         for (std::size_t k = 0; k < interior; ++k) values[halo + k] = own_value(r, k);
         slabs.upload(r, values);
     }
-    lesson3::StudentCalls calls;
-    const std::string what = "exchange_halos over " + lesson3::counted(n, "rank") + ", interior " +
+    suite::StudentCalls calls;
+    const std::string what = "exchange_halos over " + suite::counted(n, "rank") + ", interior " +
                              std::to_string(interior) + ", halo " + std::to_string(halo);
     const ncclResult_t result = calls.watch(what, [&] { return exchange_halos(ranks, slabs.pointers(), interior, halo); });
     drain(ranks);
@@ -59,7 +59,7 @@ void check_halos(const std::vector<Rank>& ranks, std::size_t interior, std::size
                     const std::size_t element = static_cast<std::size_t>(out[k] - 1) % 100000;
                     seen += " (own element " + std::to_string(element) + " of rank " + std::to_string(from) + ")";
                 }
-                lesson3::expect_value(false, what + ": rank " + std::to_string(r) + "'s slab [" + std::to_string(k) + "]",
+                suite::expect_value(false, what + ": rank " + std::to_string(r) + "'s slab [" + std::to_string(k) + "]",
                                       std::to_string(want) + ", " + meaning, seen);
                 return;
             }

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "mgpu/check/harness.h"
 #include "mgpu/sim/control.h"
 #include "mgpu/sim/nccl_control.h"
@@ -50,20 +50,20 @@ void require_setup(bool ok, const std::string& what) {
 
 }  // namespace
 
-bool start(const lesson3::Machine& machine, const std::string& inputs, int nccl_fails_at) {
+bool start(const suite::Machine& machine, const std::string& inputs, int nccl_fails_at) {
     mgpu::sim::Faults faults;
     faults.nccl_fails_at = nccl_fails_at;
     return start(machine, inputs, faults);
 }
 
-bool start(const lesson3::Machine& machine, const std::string& inputs, const mgpu::sim::Faults& faults) {
+bool start(const suite::Machine& machine, const std::string& inputs, const mgpu::sim::Faults& faults) {
     const bool injected = faults.nccl_fails_at > 0 || faults.stream_create_fails_at > 0;
-    if (injected && lesson3::kOnRealGpu) {
+    if (injected && suite::kOnRealGpu) {
         if (mgpu::check::skip_unless_topology(machine.topology)) return false;
         mgpu::check::skip("a failing NCCL operation or stream creation can be injected on the simulator only");
         return false;
     }
-    if (!lesson3::start(machine, inputs)) return false;
+    if (!suite::start(machine, inputs)) return false;
 #ifndef MGPU_CHECK_REAL_GPU
     if (injected) {
         mgpu::sim::Options options = mgpu::sim::options();
@@ -78,7 +78,7 @@ bool start(const lesson3::Machine& machine, const std::string& inputs, const mgp
 
 std::vector<Rank> suite_ranks(std::vector<int> devices) {
     if (devices.empty())
-        for (int device = 0; device < lesson3::device_count(); ++device) devices.push_back(device);
+        for (int device = 0; device < suite::device_count(); ++device) devices.push_back(device);
     std::vector<ncclComm_t> comms(devices.size());
     require_setup(ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()) == ncclSuccess,
                   "ncclCommInitAll");
@@ -192,7 +192,7 @@ std::uint64_t stream_id(cudaStream_t stream) {
 #endif
 }
 
-bool expect_grouped_on_rank_streams(const lesson3::StudentCalls& calls, const std::vector<Rank>& ranks,
+bool expect_grouped_on_rank_streams(const suite::StudentCalls& calls, const std::vector<Rank>& ranks,
                                     const std::vector<const void*>& rank_buffers, const std::string& what) {
     static const std::map<std::string, int> operations = {
         {"ncclAllReduce", 1}, {"ncclBroadcast", 1}, {"ncclBcast", 0}, {"ncclReduce", 1}, {"ncclAllGather", 1},
@@ -212,15 +212,15 @@ bool expect_grouped_on_rank_streams(const lesson3::StudentCalls& calls, const st
         }
         for (const char* wait : waits) {
             if (depth > 0 && call.name == wait)
-                return lesson3::expect(false, what + ": nothing waits inside a group",
+                return suite::expect(false, what + ": nothing waits inside a group",
                                        "no " + call.name + " between ncclGroupStart and ncclGroupEnd",
-                                       call.text + " inside the group opened at " + lesson3::where(*opened), &call,
+                                       call.text + " inside the group opened at " + suite::where(*opened), &call,
                                        "4.3");
         }
         auto op = operations.find(call.name);
         if (op == operations.end()) continue;
         if (depth == 0)
-            return lesson3::expect(false, what + ": every NCCL operation is inside ncclGroupStart/ncclGroupEnd",
+            return suite::expect(false, what + ": every NCCL operation is inside ncclGroupStart/ncclGroupEnd",
                                    call.name + " between ncclGroupStart() and ncclGroupEnd()",
                                    call.text + " outside any group: with one thread driving every rank, each rank's "
                                                "call waits for the others",
@@ -243,7 +243,7 @@ bool expect_grouped_on_rank_streams(const lesson3::StudentCalls& calls, const st
         if (rank < 0) continue;
         const std::uint64_t wanted = stream_id(ranks[static_cast<std::size_t>(rank)].stream);
         if (call.stream != wanted)
-            return lesson3::expect(false, what + ": each rank's operation goes to that rank's stream",
+            return suite::expect(false, what + ": each rank's operation goes to that rank's stream",
                                    call.name + " of rank " + std::to_string(rank) + " on stream#" +
                                        std::to_string(wanted) + " (ranks[" + std::to_string(rank) + "].stream)",
                                    call.text + " on " +
@@ -254,7 +254,7 @@ bool expect_grouped_on_rank_streams(const lesson3::StudentCalls& calls, const st
     return expect_groups_closed(calls, what);
 }
 
-bool expect_groups_closed(const lesson3::StudentCalls& calls, const std::string& what) {
+bool expect_groups_closed(const suite::StudentCalls& calls, const std::string& what) {
     int depth = 0;
     const mgpu::trace::ApiCall* opened = nullptr;
     const std::vector<mgpu::trace::ApiCall> made = calls.calls();   // `opened` points into it
@@ -263,9 +263,9 @@ bool expect_groups_closed(const lesson3::StudentCalls& calls, const std::string&
         if (call.name == "ncclGroupEnd" && depth > 0) --depth;
     }
     if (depth == 0) return true;
-    lesson3::expect(false, what + ": every group is closed, on the failure path too",
+    suite::expect(false, what + ": every group is closed, on the failure path too",
                     "an ncclGroupEnd for each ncclGroupStart before the function returns",
-                    lesson3::counted(depth, "group") + " still open when the function returned: every later NCCL call "
+                    suite::counted(depth, "group") + " still open when the function returned: every later NCCL call "
                                             "of this thread would join it",
                     opened, "4.3");
     // The suite's own calls after this one must not join the student's group.
@@ -286,7 +286,7 @@ namespace {
 
 // What the student reads as the returned result, with the reason NCCL gave for it (what
 // ncclGetLastError answers) when the call that failed with that code is known.
-std::string observed_result(ncclResult_t observed, const lesson3::StudentCalls& calls,
+std::string observed_result(ncclResult_t observed, const suite::StudentCalls& calls,
                             const mgpu::trace::ApiCall* source) {
     std::string text = result_text(observed);
     bool any_nccl = false;
@@ -299,33 +299,50 @@ std::string observed_result(ncclResult_t observed, const lesson3::StudentCalls& 
 }
 
 // The student's call the returned `code` most likely came from: the last that failed with it, else
-// the last that failed at all.
-const mgpu::trace::ApiCall* failed_call(const lesson3::StudentCalls& calls, ncclResult_t code) {
+// the last that failed at all. A failed ncclGroupEnd repeats the refusal of a call queued inside its
+// group: that call is the one to name (its arguments and line are the mistake).
+const mgpu::trace::ApiCall* failed_call(const suite::StudentCalls& calls, ncclResult_t code) {
     static mgpu::trace::ApiCall found;
-    bool any = false, same_code = false;
-    for (const auto& call : calls.calls())
-        if (call.result != 0 && call.name != "cudaStreamQuery" && call.name != "cudaEventQuery") {
-            const bool same = call.result == static_cast<int>(code) && call.name.rfind("nccl", 0) == 0;
-            if (same_code && !same) continue;
-            found = call;
-            any = true;
-            same_code = same_code || same;
+    const auto& all = calls.calls();
+    std::size_t at = all.size();
+    bool same_code = false;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const auto& call = all[i];
+        if (call.result == 0 || call.name == "cudaStreamQuery" || call.name == "cudaEventQuery") continue;
+        const bool same = call.result == static_cast<int>(code) && call.name.rfind("nccl", 0) == 0;
+        if (same_code && !same) continue;
+        at = i;
+        same_code = same_code || same;
+    }
+    if (at == all.size()) return nullptr;
+    if (same_code && all[at].name == "ncclGroupEnd") {
+        std::size_t refused = at;
+        int depth = 0;
+        for (std::size_t i = at; i-- > 0;) {
+            const auto& call = all[i];
+            if (call.name == "ncclGroupEnd") ++depth;
+            if (call.name == "ncclGroupStart" && depth-- == 0) break;
+            if (call.result == static_cast<int>(code) && call.name.rfind("nccl", 0) == 0 && call.name != "ncclGroupEnd")
+                refused = i;
         }
-    return any ? &found : nullptr;
+        at = refused;
+    }
+    found = all[at];
+    return &found;
 }
 
 }  // namespace
 
 bool expect_result(ncclResult_t observed, ncclResult_t expected, const std::string& what,
-                   const lesson3::StudentCalls& calls) {
+                   const suite::StudentCalls& calls) {
     if (observed == expected) return true;
-    return lesson3::expect(false, what + " returns " + result_text(expected), result_text(expected),
+    return suite::expect(false, what + " returns " + result_text(expected), result_text(expected),
                            observed_result(observed, calls, observed == ncclSuccess ? nullptr : failed_call(calls, observed)),
                            observed == ncclSuccess ? nullptr : failed_call(calls, observed));
 }
 
 void require_result(ncclResult_t observed, ncclResult_t expected, const std::string& what,
-                    const lesson3::StudentCalls& calls) {
+                    const suite::StudentCalls& calls) {
     if (observed == expected) return;
     const mgpu::trace::ApiCall* at = observed == ncclSuccess ? nullptr : failed_call(calls, observed);
     mgpu::check::Finding finding{what + " returns " + result_text(expected) + " (the rest of this check needs it)",

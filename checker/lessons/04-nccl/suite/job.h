@@ -10,18 +10,18 @@
 
 #include "collectives.h"
 #include "mgpu/sim/control.h"
-#include "scenario.h"
-#include "student_calls.h"
+#include "support/scenario.h"
+#include "support/student_calls.h"
 
 namespace lesson4 {
 
-// lesson3::start, plus: an NCCL hang or a wait that can never end fails the case with the
+// suite::start, plus: an NCCL hang or a wait that can never end fails the case with the
 // simulator's diagnosis (ranks, devices, last calls) instead of ending the checker without a verdict.
 // `nccl_fails_at` > 0 makes that NCCL operation fail on the GPU (MGPU_FAULTS ncclfail=N); such
 // cases are skipped where faults cannot be injected.
-bool start(const lesson3::Machine& machine, const std::string& inputs, int nccl_fails_at = 0);
+bool start(const suite::Machine& machine, const std::string& inputs, int nccl_fails_at = 0);
 // The same with the faults given (only the NCCL operation and the stream creation are taken).
-bool start(const lesson3::Machine& machine, const std::string& inputs, const mgpu::sim::Faults& faults);
+bool start(const suite::Machine& machine, const std::string& inputs, const mgpu::sim::Faults& faults);
 
 // Ranks over `devices` made by the suite (ncclCommInitAll and non-blocking streams); every device
 // of the machine when `devices` is empty.
@@ -68,12 +68,12 @@ std::uint64_t stream_id(cudaStream_t stream);
 // ncclGroupStart/ncclGroupEnd pair of the same window, nothing waited for inside a group, every
 // group closed, and each on the stream of its rank (found by the buffer it names). Reports the
 // first broken rule with the call that broke it; returns whether all held.
-bool expect_grouped_on_rank_streams(const lesson3::StudentCalls& calls, const std::vector<Rank>& ranks,
+bool expect_grouped_on_rank_streams(const suite::StudentCalls& calls, const std::vector<Rank>& ranks,
                                     const std::vector<const void*>& rank_buffers, const std::string& what);
 
 // Every ncclGroupStart of the student's calls in `calls` has its ncclGroupEnd. Otherwise a finding
 // that names the call that opened the group, and the suite closes what is left open.
-bool expect_groups_closed(const lesson3::StudentCalls& calls, const std::string& what);
+bool expect_groups_closed(const suite::StudentCalls& calls, const std::string& what);
 
 // "ncclInvalidArgument (4)".
 std::string result_text(ncclResult_t result);
@@ -81,9 +81,9 @@ std::string result_text(ncclResult_t result);
 // The function returned `expected`; otherwise a finding that names the student's NCCL or CUDA call
 // that failed last, and whether this looks like the skeleton's placeholder.
 bool expect_result(ncclResult_t observed, ncclResult_t expected, const std::string& what,
-                   const lesson3::StudentCalls& calls);
+                   const suite::StudentCalls& calls);
 // The same, ending the case when it does not hold.
 void require_result(ncclResult_t observed, ncclResult_t expected, const std::string& what,
-                    const lesson3::StudentCalls& calls);
+                    const suite::StudentCalls& calls);
 
 }  // namespace lesson4

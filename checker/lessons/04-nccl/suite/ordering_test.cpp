@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "job.h"
 
 namespace {
@@ -39,11 +39,11 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
     }
     drain(ranks);
     cudaSetDevice(caller);
-    lesson3::StudentCalls calls;
-    const std::string what = "train_step over " + lesson3::counted(n, "rank") + ", " + std::to_string(gradient_count) +
-                             " gradients, " + lesson3::counted(activation_count, "activation");
+    suite::StudentCalls calls;
+    const std::string what = "train_step over " + suite::counted(n, "rank") + ", " + std::to_string(gradient_count) +
+                             " gradients, " + suite::counted(activation_count, "activation");
     const ncclResult_t result = calls.watch(what, [&] { return train_step(ranks, replicas, step); });
-    if (check == StepCheck::CallerDevice) lesson3::expect_current_device(caller, what);
+    if (check == StepCheck::CallerDevice) suite::expect_current_device(caller, what);
     drain(ranks);
     require_result(result, ncclSuccess, what, calls);
 
@@ -51,11 +51,11 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
     for (const char* wait : {"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy",
                              "cudaStreamQuery"}) {
         const auto waits = calls.calls_named(wait);
-        if (!lesson3::expect(waits.empty(), what + ": train_step queues the step and waits for nothing",
+        if (!suite::expect(waits.empty(), what + ": train_step queues the step and waits for nothing",
                              "no " + std::string(wait), waits.empty() ? "" : waits.front().text + ": the host stops "
                              "there until the GPU is done, and nothing launched after it can overlap",
                              waits.empty() ? nullptr : &waits.front())) {
-            lesson3::attach_timeline(calls, what);
+            suite::attach_timeline(calls, what);
             return;
         }
     }
@@ -72,21 +72,21 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
             if (op.kind == OpKind::Kernel && op.name.find("advance_activations") != std::string::npos) side = &op;
         }
         const std::string rank = "rank " + std::to_string(r) + " (device " + std::to_string(ranks[r].device) + ")";
-        if (!lesson3::expect(producer != nullptr && reduce != nullptr && side != nullptr,
+        if (!suite::expect(producer != nullptr && reduce != nullptr && side != nullptr,
                              what + ": " + rank + " runs produce_gradients, an all-reduce and advance_activations",
                              "all three on the rank's device",
                              std::string(producer ? "" : "no produce_gradients kernel; ") +
                                  (reduce ? "" : "no all-reduce; ") + (side ? "" : "no advance_activations kernel"))) {
-            lesson3::attach_timeline(calls, what);
+            suite::attach_timeline(calls, what);
             return;
         }
-        if (!lesson3::expect(reduce->start_us >= producer->end_us,
+        if (!suite::expect(reduce->start_us >= producer->end_us,
                              what + ": " + rank + "'s all-reduce starts after the kernel that writes its gradients",
                              "the all-reduce to start at or after " + std::to_string(producer->end_us) + " us",
                              "it started at " + std::to_string(reduce->start_us) +
                                  " us, while produce_gradients was still running: queue the kernel on ranks[i].stream, "
                                  "the all-reduce's stream (or make that stream wait for an event recorded after it)")) {
-            lesson3::attach_timeline(calls, what);
+            suite::attach_timeline(calls, what);
             return;
         }
         // On one stream the one queued first holds the other back; say which waited for which.
@@ -94,7 +94,7 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
         for (const auto& call : made)
             if (call.seq == side->api_seq) side_launch = &call;
         const bool side_first = side->api_seq < reduce->api_seq;
-        if (!lesson3::expect(side->stream != reduce->stream,
+        if (!suite::expect(side->stream != reduce->stream,
                              what + ": " + rank + "'s activations run on the side stream",
                              "advance_activations on replicas[i].side_stream",
                              side_first ? "it was launched on ranks[i].stream, the all-reduce's stream, before the "
@@ -104,20 +104,20 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
                                           "all-reduce, so it waited for the all-reduce: launch it on "
                                           "replicas[i].side_stream",
                              side_launch, "4.5")) {
-            lesson3::attach_timeline(calls, what);
+            suite::attach_timeline(calls, what);
             return;
         }
         // Launched while the all-reduce was still to run, it must not have waited for it. (Launched
         // later, the host was simply slower than the GPU: nothing to judge.)
         const double launched_at = side_launch != nullptr ? side_launch->begin_us : side->start_us;
-        if (!lesson3::expect(launched_at >= reduce->end_us || side->start_us < reduce->end_us,
+        if (!suite::expect(launched_at >= reduce->end_us || side->start_us < reduce->end_us,
                              what + ": " + rank + "'s activations run while its gradients are averaged",
                              "advance_activations overlapping the all-reduce on the timeline",
                              "advance_activations ran " + std::to_string(side->start_us) + "-" +
                                  std::to_string(side->end_us) + " us, after the all-reduce (" +
                                  std::to_string(reduce->start_us) + "-" + std::to_string(reduce->end_us) +
                                  " us): nothing may order it after the all-reduce")) {
-            lesson3::attach_timeline(calls, what);
+            suite::attach_timeline(calls, what);
             return;
         }
     }
@@ -127,7 +127,7 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
         for (std::size_t i = 0; i < gradient_count; ++i) {
             const double want = 0.5 * (static_cast<double>(i % 61) + step + 3.5 * static_cast<double>(n - 1));
             if (!(std::fabs(out[i] - want) <= 1e-5 * (1 + std::fabs(want)) * static_cast<double>(n))) {
-                lesson3::expect_value(false, what + ": the gradients are averaged after they are produced",
+                suite::expect_value(false, what + ": the gradients are averaged after they are produced",
                                       "rank " + std::to_string(r) + " gradient [" + std::to_string(i) + "] = " +
                                           std::to_string(want),
                                       std::to_string(out[i]) + (out[i] == -3.0f ? " (never written)" : ""));
@@ -137,7 +137,7 @@ void check_step(const std::vector<Rank>& ranks, std::size_t gradient_count, std:
         const std::vector<float> advanced = activations.download(r);
         for (std::size_t i = 0; i < activation_count; ++i)
             if (advanced[i] != 3.0f) {
-                lesson3::expect_value(false, what + ": the activations are advanced once",
+                suite::expect_value(false, what + ": the activations are advanced once",
                                       "rank " + std::to_string(r) + " activation [" + std::to_string(i) + "] = 3 "
                                       "(0.5 * 4 + 1)", std::to_string(advanced[i]));
                 return;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "expectations.h"
+#include "support/expectations.h"
 #include "job.h"
 #include "mgpu/sim/control.h"
 #include "mgpu/sim/nccl_control.h"
@@ -24,12 +24,12 @@ std::string list_text(const std::vector<int>& devices) {
 void check_open(const std::vector<int>& devices, int caller) {
     cudaSetDevice(caller);
     std::vector<Rank> ranks;
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     const std::string what = "open_ranks(" + list_text(devices) + ")";
     const ncclResult_t result = calls.watch(what, [&] { return open_ranks(devices, ranks); });
     require_result(result, ncclSuccess, what, calls);
-    if (!lesson3::expect(ranks.size() == devices.size(), what + " gives one rank per device",
-                         lesson3::counted(devices.size(), "entry", "entries"), lesson3::counted(ranks.size(), "entry", "entries"))) {
+    if (!suite::expect(ranks.size() == devices.size(), what + " gives one rank per device",
+                         suite::counted(devices.size(), "entry", "entries"), suite::counted(ranks.size(), "entry", "entries"))) {
         close_suite_ranks(ranks);
         return;
     }
@@ -39,15 +39,15 @@ void check_open(const std::vector<int>& devices, int caller) {
         const bool known = ranks[i].comm != nullptr && ncclCommUserRank(ranks[i].comm, &rank) == ncclSuccess &&
                            ncclCommCuDevice(ranks[i].comm, &device) == ncclSuccess &&
                            ncclCommCount(ranks[i].comm, &count) == ncclSuccess;
-        if (!lesson3::expect(known, entry + " holds a communicator", "a communicator made by ncclCommInitRank",
+        if (!suite::expect(known, entry + " holds a communicator", "a communicator made by ncclCommInitRank",
                              ranks[i].comm == nullptr ? "nullptr" : "a handle NCCL does not accept"))
             continue;
-        lesson3::expect(rank == static_cast<int>(i) && count == static_cast<int>(devices.size()),
+        suite::expect(rank == static_cast<int>(i) && count == static_cast<int>(devices.size()),
                         entry + " is rank " + std::to_string(i) + " of " + std::to_string(devices.size()),
                         "rank " + std::to_string(i) + " of " + std::to_string(devices.size()),
                         "rank " + std::to_string(rank) + " of " + std::to_string(count) +
                             ": call ncclCommInitRank(&comm, nranks, id, i) for entry i");
-        lesson3::expect(device == devices[i], entry + "'s communicator belongs to device " + std::to_string(devices[i]),
+        suite::expect(device == devices[i], entry + "'s communicator belongs to device " + std::to_string(devices[i]),
                         "device " + std::to_string(devices[i]),
                         "device " + std::to_string(device) +
                             ": a communicator belongs to the device current when ncclCommInitRank is called; "
@@ -58,19 +58,19 @@ void check_open(const std::vector<int>& devices, int caller) {
                                   cudaStreamGetDevice(ranks[i].stream, &stream_device) == cudaSuccess &&
                                   cudaStreamGetFlags(ranks[i].stream, &flags) == cudaSuccess;
         cudaGetLastError();
-        if (!lesson3::expect(stream_known, entry + " holds a stream", "a stream made by cudaStreamCreateWithFlags",
+        if (!suite::expect(stream_known, entry + " holds a stream", "a stream made by cudaStreamCreateWithFlags",
                              ranks[i].stream == nullptr ? "nullptr" : "a handle CUDA does not accept"))
             continue;
-        lesson3::expect(stream_device == devices[i], entry + "'s stream belongs to device " + std::to_string(devices[i]),
+        suite::expect(stream_device == devices[i], entry + "'s stream belongs to device " + std::to_string(devices[i]),
                         "device " + std::to_string(devices[i]),
                         "device " + std::to_string(stream_device) +
                             ": create the stream with the rank's device current");
-        lesson3::expect((flags & cudaStreamNonBlocking) != 0, entry + "'s stream is non-blocking",
+        suite::expect((flags & cudaStreamNonBlocking) != 0, entry + "'s stream is non-blocking",
                         "cudaStreamNonBlocking",
                         "a blocking stream (cudaStreamCreate): work on the legacy default stream would serialise "
                         "with it; use cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)");
     }
-    lesson3::expect_current_device(caller, what);
+    suite::expect_current_device(caller, what);
     close_suite_ranks(ranks);
 }
 
@@ -100,19 +100,19 @@ TEST_CASE("communicator setup: an empty list, or a device that does not exist, i
     if (!start({"islands-2x2"}, "open_ranks({}) and open_ranks({0, 7}) on 4 devices")) return;
     for (const std::vector<int>& devices : {std::vector<int>{}, std::vector<int>{0, 7}}) {
         std::vector<Rank> ranks(1);   // not empty before: the function must leave it empty
-        lesson3::StudentCalls calls;
+        suite::StudentCalls calls;
         const std::string what = "open_ranks(" + list_text(devices) + ")";
         const ncclResult_t result = calls.watch(what, [&] { return open_ranks(devices, ranks); });
         // A device that does not exist: ncclInvalidArgument from a check against cudaGetDeviceCount, or
         // ncclUnhandledCudaError from the cudaSetDevice that fails on it (section 4.2's own snippet).
         if (devices.empty() || result != ncclUnhandledCudaError) expect_result(result, ncclInvalidArgument, what, calls);
-        lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries",
-                        lesson3::counted(ranks.size(), "entry", "entries"));
+        suite::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries",
+                        suite::counted(ranks.size(), "entry", "entries"));
 #ifndef MGPU_CHECK_REAL_GPU
-        lesson3::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
+        suite::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
                         what + " leaves no communicator or stream behind", "none",
-                        lesson3::counted(mgpu::sim::live_nccl_comms(), "communicator") + ", " +
-                            lesson3::counted(mgpu::sim::live_streams(), "stream"));
+                        suite::counted(mgpu::sim::live_nccl_comms(), "communicator") + ", " +
+                            suite::counted(mgpu::sim::live_streams(), "stream"));
 #endif
     }
 }
@@ -120,17 +120,17 @@ TEST_CASE("communicator setup: an empty list, or a device that does not exist, i
 TEST_CASE("communicator setup: a device listed twice fails and leaves nothing behind") {
     if (!start({"pcie-4"}, "open_ranks({1, 1}): NCCL refuses two ranks on one GPU")) return;
     std::vector<Rank> ranks;
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     const std::string what = "open_ranks({1, 1})";
     const ncclResult_t result = calls.watch(what, [&] { return open_ranks({1, 1}, ranks); });
-    lesson3::expect(result != ncclSuccess, what + " reports NCCL's failure", "ncclInvalidUsage (5) or another error",
+    suite::expect(result != ncclSuccess, what + " reports NCCL's failure", "ncclInvalidUsage (5) or another error",
                     result_text(result) + ": return the result of ncclGroupEnd");
-    lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries", lesson3::counted(ranks.size(), "entry", "entries"));
+    suite::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries", suite::counted(ranks.size(), "entry", "entries"));
 #ifndef MGPU_CHECK_REAL_GPU
-    lesson3::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
+    suite::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
                     what + " leaves no communicator or stream behind", "every communicator made aborted",
-                    lesson3::counted(mgpu::sim::live_nccl_comms(), "communicator") + " and " +
-                        lesson3::counted(mgpu::sim::live_streams(), "stream") +
+                    suite::counted(mgpu::sim::live_nccl_comms(), "communicator") + " and " +
+                        suite::counted(mgpu::sim::live_streams(), "stream") +
                         " left: after a failure call ncclCommAbort on each communicator made");
 #endif
 }
@@ -145,7 +145,7 @@ TEST_CASE("communicator setup: a stream that cannot be created leaves no communi
         return;
     cudaSetDevice(1);
     std::vector<Rank> ranks;
-    lesson3::StudentCalls calls;
+    suite::StudentCalls calls;
     const std::string what = "open_ranks({0, 1, 2, 3}) when the third cudaStreamCreateWithFlags fails";
     const ncclResult_t result = calls.watch(what, [&] { return open_ranks({0, 1, 2, 3}, ranks); });
     // The student's line that met the failure, for every finding below.
@@ -154,26 +154,26 @@ TEST_CASE("communicator setup: a stream that cannot be created leaves no communi
     for (const auto& call : made)
         if (call.name.rfind("cudaStreamCreate", 0) == 0 && call.result == cudaErrorMemoryAllocation) failed = &call;
     // A placeholder that returns at once has met no failure and shows nothing here.
-    if (!lesson3::expect(failed != nullptr, what + " creates a stream per rank (the rest of this check needs it)",
+    if (!suite::expect(failed != nullptr, what + " creates a stream per rank (the rest of this check needs it)",
                          "a third cudaStreamCreateWithFlags, which fails", "no stream creation failed",
                          nullptr, "4.2")) {
         close_suite_ranks(ranks);
         return;
     }
-    lesson3::expect(result != ncclSuccess, what + " reports the failure", "ncclUnhandledCudaError (1) or another error",
+    suite::expect(result != ncclSuccess, what + " reports the failure", "ncclUnhandledCudaError (1) or another error",
                     result_text(result), failed);
-    lesson3::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries",
-                    lesson3::counted(ranks.size(), "entry", "entries") + ": clear `ranks` on every failure path", failed);
+    suite::expect(ranks.empty(), what + " leaves `ranks` empty", "no entries",
+                    suite::counted(ranks.size(), "entry", "entries") + ": clear `ranks` on every failure path", failed);
 #ifndef MGPU_CHECK_REAL_GPU
-    lesson3::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
+    suite::expect(mgpu::sim::live_nccl_comms() == 0 && mgpu::sim::live_streams() == 0,
                     what + " leaves no communicator or stream behind", "every communicator aborted, every stream destroyed",
-                    lesson3::counted(mgpu::sim::live_nccl_comms(), "communicator") + " and " +
-                        lesson3::counted(mgpu::sim::live_streams(), "stream") +
+                    suite::counted(mgpu::sim::live_nccl_comms(), "communicator") + " and " +
+                        suite::counted(mgpu::sim::live_streams(), "stream") +
                         " left: on a failure after ncclGroupEnd, call ncclCommAbort on each communicator and "
                         "cudaStreamDestroy on each stream made so far",
                     failed);
 #endif
-    lesson3::expect_current_device(1, what);
+    suite::expect_current_device(1, what);
     close_suite_ranks(ranks);
 }
 

@@ -48,6 +48,8 @@ void* host_alloc(std::size_t bytes, unsigned flags) {
     if (bytes > SIZE_MAX - page_size()) return nullptr;
     void* p = mmap(nullptr, mapped_bytes(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return nullptr;
+    // Page-locked buffers are the large ones (whole inputs): huge pages make touching them cheap.
+    madvise(p, mapped_bytes(bytes), MADV_HUGEPAGE);
     HostTable& t = host_table();
     std::lock_guard lock(t.mutex);
     const auto base = reinterpret_cast<std::uintptr_t>(p);

@@ -12,7 +12,7 @@
 
 #include "mgpu/trace.h"
 
-namespace lesson3 {
+namespace suite {
 
 class StudentCalls {
 public:
@@ -60,4 +60,4 @@ void attach_timeline(const StudentCalls& calls, const std::string& what);
 // "file:line" of a call, "" when the trace does not know it.
 std::string where(const mgpu::trace::ApiCall& call);
 
-}  // namespace lesson3
+}  // namespace suite

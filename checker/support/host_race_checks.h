@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace lesson3 {
+namespace suite {
 
 // Skips the case, saying why, in a build without ThreadSanitizer (the judge's plain build on a
 // machine whose compiler has none, or real GPUs). Returns true when skipped.
@@ -16,4 +16,4 @@ bool skip_without_race_detector();
 // lesson section that teaches sharing between threads.
 bool expect_no_host_races(const std::string& call_text, const std::string& section);
 
-}  // namespace lesson3
+}  // namespace suite

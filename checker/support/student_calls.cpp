@@ -1,10 +1,10 @@
-#include "student_calls.h"
+#include "support/student_calls.h"
 
 #include "mgpu/check/harness.h"
 #include "mgpu/sim/control.h"
 #include "mgpu/timeline.h"
 
-namespace lesson3 {
+namespace suite {
 
 namespace {
 
@@ -94,4 +94,4 @@ std::string where(const mgpu::trace::ApiCall& call) {
     return call.file + ":" + std::to_string(call.line);
 }
 
-}  // namespace lesson3
+}  // namespace suite

@@ -8,9 +8,9 @@
 #include <cuda_runtime.h>
 
 #include "mgpu/trace.h"
-#include "student_calls.h"
+#include "support/student_calls.h"
 
-namespace lesson3 {
+namespace suite {
 
 // "cudaErrorPeerAccessUnsupported (217)".
 std::string error_text(cudaError_t code);
@@ -42,4 +42,4 @@ bool expect_no_error_left(const StudentCalls& calls, const std::string& after_wh
 // The current device is `device`.
 bool expect_current_device(int device, const std::string& after_what);
 
-}  // namespace lesson3
+}  // namespace suite

@@ -1,8 +1,8 @@
-#include "expectations.h"
+#include "support/expectations.h"
 
 #include "mgpu/check/harness.h"
 
-namespace lesson3 {
+namespace suite {
 
 namespace {
 
@@ -126,4 +126,4 @@ bool expect_current_device(int device, const std::string& after_what) {
                   "device " + std::to_string(device) + " current", "device " + std::to_string(current) + " current");
 }
 
-}  // namespace lesson3
+}  // namespace suite

@@ -1,4 +1,4 @@
-#include "scenario.h"
+#include "support/scenario.h"
 
 #include <cstdlib>
 
@@ -7,7 +7,7 @@
 #include "mgpu/check/harness.h"
 #include "mgpu/sim/control.h"
 
-namespace lesson3 {
+namespace suite {
 
 bool start(const Machine& machine, const std::string& inputs) {
     if (mgpu::check::skip_unless_topology(machine.topology)) return false;
@@ -45,4 +45,4 @@ bool machine_can_peer(int from, int to) {
     return links[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)].can_peer;
 }
 
-}  // namespace lesson3
+}  // namespace suite

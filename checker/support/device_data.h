@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "student_calls.h"
+#include "support/student_calls.h"
 
-namespace lesson3 {
+namespace suite {
 
 inline constexpr std::size_t kGuardElements = 64;
 inline constexpr float kGuardValue = -4242.125f;
@@ -73,4 +73,4 @@ bool expect_scaled(const std::vector<float>& observed, const std::vector<float>&
 bool expect_copied(const std::vector<unsigned char>& observed, const std::vector<unsigned char>& source,
                    const std::string& what);
 
-}  // namespace lesson3
+}  // namespace suite

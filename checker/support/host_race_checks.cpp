@@ -1,9 +1,9 @@
-#include "host_race_checks.h"
+#include "support/host_race_checks.h"
 
 #include "mgpu/check/harness.h"
 #include "mgpu/check/host_races.h"
 
-namespace lesson3 {
+namespace suite {
 
 bool skip_without_race_detector() {
     if (mgpu::check::race_detector_active()) return false;
@@ -38,4 +38,4 @@ bool expect_no_host_races(const std::string& call_text, const std::string& secti
     return races.empty();
 }
 
-}  // namespace lesson3
+}  // namespace suite

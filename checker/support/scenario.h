@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-namespace lesson3 {
+namespace suite {
 
 // The suite is built twice: for the simulator, and for real GPUs (MGPU_CHECK_REAL_GPU, the
 // `cuda` backend). CUPTI's trace has no simulator details: no engine, no staged or peer_access
@@ -36,4 +36,4 @@ bool start(const Machine& machine, const std::string& inputs = "");
 int device_count();
 bool machine_can_peer(int from, int to);
 
-}  // namespace lesson3
+}  // namespace suite
